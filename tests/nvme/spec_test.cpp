@@ -75,15 +75,21 @@ TEST(NvmeSpec, CompletionStatusDecoding) {
   nvme::completion cpl{};
   const auto st = nvme::status_field::make(nvme::status_type::generic,
                                            nvme::generic_status::lba_out_of_range, true);
-  cpl.status_phase = std::uint16_t(st.raw | 1);
+  cpl.dw23 = nvme::completion::make_dw23(7, 3, 0x1234, st, true);
+  // Little-endian layout of dwords 2-3 as the specification places the fields.
+  EXPECT_EQ(cpl.dw23 & 0xffff, 7u);
+  EXPECT_EQ(cpl.sq_id(), 3u);
+  EXPECT_EQ(cpl.cid(), 0x1234u);
+  EXPECT_EQ(cpl.dw23 >> 48, std::uint64_t(st.raw | 1));
   EXPECT_TRUE(cpl.phase());
   EXPECT_FALSE(cpl.status().ok());
   EXPECT_EQ(cpl.status().sc(), 0x80);
   EXPECT_EQ(cpl.status().sct(), nvme::status_type::generic);
   EXPECT_TRUE(cpl.status().dnr());
   EXPECT_STREQ(nvme::status_name(cpl.status().sct(), cpl.status().sc()), "LBA out of range");
-  cpl.status_phase = 1;
+  cpl.dw23 = nvme::completion::make_dw23(0, 0, 0, nvme::status_field{}, false);
   EXPECT_TRUE(cpl.status().ok());
+  EXPECT_FALSE(cpl.phase());
 }
 
 TEST(NvmeSpec, DoorbellOffsetsFollowStride) {

@@ -61,22 +61,39 @@ struct status_field {
   }
 };
 
-/// Completion queue entry.
+/**
+ * @brief Completion queue entry.
+ *
+ * Dwords 2 and 3 (SQ head, SQ id, command id, status and phase) are one 64-bit word: the
+ * controller writes them last, and a poller reads them with one 8-byte atomic load, so the
+ * phase bit and the fields it guards always come from the same completion.
+ */
 struct completion {
-  std::uint32_t dw0;            ///< command specific result
-  std::uint32_t dw1;            ///< reserved
-  std::uint16_t sq_head;        ///< SQ head pointer after this command was consumed
-  std::uint16_t sq_id;          ///< submission queue the command came from
-  std::uint16_t cid;            ///< command identifier
-  std::uint16_t status_phase;   ///< phase tag [0], status [15:1]
+  std::uint32_t dw0;   ///< command specific result
+  std::uint32_t dw1;   ///< reserved
+  std::uint64_t dw23;  ///< sq_head [15:0], sq_id [31:16], cid [47:32], phase [48], status [63:49]
 
-  BAM_HD constexpr bool phase() const { return (status_phase & 1) != 0; }
-  BAM_HD constexpr status_field status() const { return status_field{std::uint16_t(status_phase & 0xfffe)}; }
+  BAM_HD static constexpr std::uint64_t make_dw23(std::uint16_t sq_head, std::uint16_t sq_id,
+                                                  std::uint16_t cid, status_field status, bool phase) {
+    return std::uint64_t{sq_head} | (std::uint64_t{sq_id} << 16) | (std::uint64_t{cid} << 32) |
+           (std::uint64_t(std::uint16_t(status.raw & 0xfffe) | std::uint16_t(phase)) << 48);
+  }
+  BAM_HD static constexpr std::uint16_t sq_head_of(std::uint64_t dw23) { return std::uint16_t(dw23); }
+  BAM_HD static constexpr std::uint16_t sq_id_of(std::uint64_t dw23) { return std::uint16_t(dw23 >> 16); }
+  BAM_HD static constexpr std::uint16_t cid_of(std::uint64_t dw23) { return std::uint16_t(dw23 >> 32); }
+  BAM_HD static constexpr bool phase_of(std::uint64_t dw23) { return ((dw23 >> 48) & 1) != 0; }
+  BAM_HD static constexpr status_field status_of(std::uint64_t dw23) {
+    return status_field{std::uint16_t((dw23 >> 48) & 0xfffe)};
+  }
+
+  BAM_HD constexpr std::uint16_t sq_head() const { return sq_head_of(dw23); }
+  BAM_HD constexpr std::uint16_t sq_id() const { return sq_id_of(dw23); }
+  BAM_HD constexpr std::uint16_t cid() const { return cid_of(dw23); }
+  BAM_HD constexpr bool phase() const { return phase_of(dw23); }
+  BAM_HD constexpr status_field status() const { return status_of(dw23); }
 };
 static_assert(sizeof(completion) == 16);
-static_assert(offsetof(completion, sq_head) == 8);
-static_assert(offsetof(completion, cid) == 12);
-static_assert(offsetof(completion, status_phase) == 14);
+static_assert(offsetof(completion, dw23) == 8);
 
 /// Human-readable name of a status, for error messages.
 constexpr const char* status_name(status_type sct, std::uint8_t sc) {
