@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// queue_set_ref: the I/O queue pairs of several controllers, and the rule that spreads
+// requests over them (by controller, then by the caller's SM so that threads of one SM share
+// a queue pair and contend little with other SMs).
+#pragma once
+
+#include <bam/config.hpp>
+#include <bam/detail/clock.hpp>
+
+#include "queues/queue_pair.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace bam::queues {
+
+template <cuda::thread_scope Scope = cuda::thread_scope_device>
+class queue_set_ref {
+ public:
+  queue_set_ref() = default;
+  /**
+   * @param pairs all queue pairs, grouped by controller
+   * @param first_of_controller n_controllers + 1 offsets into `pairs` (the last is the total)
+   */
+  BAM_HD queue_set_ref(const queue_pair_ref<Scope>* pairs, const std::uint32_t* first_of_controller,
+                       std::uint32_t n_controllers)
+      : pairs_(pairs), first_(first_of_controller), n_controllers_(n_controllers) {}
+
+  [[nodiscard]] BAM_HD std::uint32_t controllers() const { return n_controllers_; }
+  [[nodiscard]] BAM_HD std::uint32_t pairs_of(std::uint32_t controller) const {
+    return first_[controller + 1] - first_[controller];
+  }
+  /// The pair a caller running on `worker` (an SM id) uses on `controller`.
+  [[nodiscard]] BAM_HD const queue_pair_ref<Scope>& pick(std::uint32_t controller, std::uint32_t worker) const {
+    return pairs_[first_[controller] + worker % pairs_of(controller)];
+  }
+  /// The pair for the calling thread's SM (host threads: their thread index).
+  [[nodiscard]] BAM_HD const queue_pair_ref<Scope>& pick(std::uint32_t controller) const {
+    return pick(controller, detail::worker_id());
+  }
+
+ private:
+  const queue_pair_ref<Scope>* pairs_ = nullptr;
+  const std::uint32_t* first_ = nullptr;
+  std::uint32_t n_controllers_ = 0;
+};
+
+static_assert(std::is_trivially_copyable_v<queue_set_ref<>>);
+
+}  // namespace bam::queues
