@@ -199,12 +199,22 @@ class queue_pair_ref {
   }
 
   /**
-   * @brief Waits for the completion of `ticket` and frees its command id.
+   * @brief Waits for the completion of `ticket` and frees its command id: await() + release().
    * @return status ok when the controller completed the command successfully, io_error (with
    * the NVMe status) when it completed it with an error, timeout (the pair is then failed).
-   * @note Acquire load of the mailbox sequence pairs with the draining thread's release store.
    */
   BAM_HD completion_result wait(std::uint64_t ticket, std::uint64_t deadline_ns) const {
+    const completion_result r = await(ticket, deadline_ns);
+    if (r.status != bam::status::timeout) release(ticket);
+    return r;
+  }
+
+  /**
+   * @brief Waits for the completion of `ticket`, keeping its command id (and so any buffer the
+   * caller indexes by command id) owned until release().
+   * @note The acquire load of the mailbox sequence pairs with the draining thread's release store.
+   */
+  BAM_HD completion_result await(std::uint64_t ticket, std::uint64_t deadline_ns) const {
     mailbox& m = s_.mailboxes[ticket % s_.depth];
     const std::uint64_t done = 4 * (ticket / s_.depth) + 2;
     detail::backoff pause;
@@ -216,9 +226,14 @@ class queue_pair_ref {
       }
     }
     const std::uint64_t r = atomic<std::uint64_t>(m.result).load(cuda::std::memory_order_relaxed);
-    atomic<std::uint64_t>(m.seq).store(done + 2, cuda::std::memory_order_release);
     const nvme::status_field st{std::uint16_t(r & 0xfffe)};
     return completion_result{st.ok() ? bam::status::ok : bam::status::io_error, st, std::uint32_t(r >> 32)};
+  }
+
+  /// Frees the command id of a completed `ticket` for its next generation (release store).
+  BAM_HD void release(std::uint64_t ticket) const {
+    atomic<std::uint64_t>(s_.mailboxes[ticket % s_.depth].seq)
+        .store(4 * (ticket / s_.depth) + 4, cuda::std::memory_order_release);
   }
 
   /// submit() then wait(), under one time limit.
