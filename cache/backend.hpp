@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::cache: the Backend concept, through which the cache moves pages to and from storage.
+#pragma once
+
+#include "cache/page_key.hpp"
+
+#include <bam/config.hpp>
+#include <bam/status.hpp>
+
+#include <cuda/std/span>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+namespace bam::cache {
+
+/// One page transfer between a slot and storage.
+struct page_io {
+  page_key key;                     ///< the page: range id and page index within the range
+  std::uint32_t slot = 0;           ///< the slot, for backends that keep per-slot bus addresses
+  cuda::std::span<std::byte> data;  ///< the slot's bytes: page_bytes of them
+  std::uint64_t deadline_ns = 0;    ///< detail::now_ns() value after which to give up
+};
+
+/**
+ * @brief How the cache reaches storage: `read_page` fills a slot, `write_page` stores one.
+ *
+ * Contract:
+ * - Called by one thread: the leader of the coalesced lanes (or the evictor, or a flusher).
+ *   Distinct pages of one warp are served by distinct leaders at the same time, so a backend
+ *   must accept concurrent calls for distinct pages. The cache never calls it twice at once for
+ *   the same page.
+ * - `read_page` writes `io.data` with the page's bytes; `write_page` stores them. Where the
+ *   bytes travel through (a pinned host frame copied into the slot, peer-to-peer DMA straight
+ *   into VRAM, striping of pages over controllers, the range's offset on the namespace) is the
+ *   backend's business; `io.key` and `io.slot` are all it gets.
+ * - On return, whatever the status, the backend no longer touches `io.data`, and for `ok` the
+ *   transfer is complete and visible to the calling thread (a read's bytes can be read by it; a
+ *   write is durable as far as later read_page calls of any thread are concerned, given the
+ *   happens-before the cache establishes between the two calls).
+ * - It returns `status::timeout` rather than wait past `io.deadline_ns`, and
+ *   `status::io_error` when the transfer failed. A backend whose device may still DMA into a
+ *   slot after giving up must abort the command (or reset the queue) before it returns.
+ *
+ * The calls are const: a backend is a trivially copyable view (like queues' queue_set_ref, or a
+ * test fake holding a pointer to its store), kept by value in cache_ref.
+ */
+template <class B>
+concept backend = requires(const B& b, const page_io& io) {
+  { b.read_page(io) } -> std::same_as<status>;
+  { b.write_page(io) } -> std::same_as<status>;
+};
+
+}  // namespace bam::cache

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::cache: the page-cache protocol (lookup → miss → evict + write-back → fetch → pin → use →
+// unpin) over a Backend, written once for host threads and GPU warps.
+#pragma once
+
+#include "cache/backend.hpp"
+#include "cache/clock_policy.hpp"
+#include "cache/coalesce.hpp"
+#include "cache/page_key.hpp"
+#include "cache/page_state.hpp"
+#include "cache/page_table.hpp"
+#include "cache/slot_table.hpp"
+#include "cache/stats.hpp"
+
+#include <bam/config.hpp>
+#include <bam/detail/clock.hpp>
+#include <bam/detail/lane_group.hpp>
+#include <bam/status.hpp>
+
+#include <cuda/std/cstring>
+#include <cuda/std/span>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace bam::cache {
+
+/// Run-time parameters of a cache.
+struct cache_options {
+  std::size_t page_bytes = 4096;             ///< bytes per page and per slot (valid_page_bytes)
+  std::uint64_t timeout_ns = 1'000'000'000;  ///< bound on each wait of one request or flush
+};
+
+/**
+ * @brief Whether `page_bytes` can be a cache page over storage of `block_bytes` blocks.
+ * @return true when the block size is a power of two of at least 512 B and the page is a whole
+ * number (>= 1) of blocks; there is no upper bound (2 MiB pages and larger are fine)
+ */
+BAM_HD constexpr bool valid_page_bytes(std::size_t page_bytes, std::size_t block_bytes) noexcept {
+  return block_bytes >= 512 && (block_bytes & (block_bytes - 1)) == 0 && page_bytes >= block_bytes &&
+         page_bytes % block_bytes == 0;
+}
+
+/// The memory a cache_ref works in, all provided (zeroed) and owned by the host-side owner.
+template <cuda::thread_scope Scope = cuda::thread_scope_device>
+struct cache_storage {
+  cuda::std::span<std::uint32_t> slot_states;           ///< n_slots state words
+  cuda::std::span<std::uint64_t> slot_tags;             ///< n_slots tags
+  cuda::std::span<std::byte> slot_data;                 ///< n_slots * page_bytes bytes (VRAM)
+  std::uint64_t* clock_hand = nullptr;                  ///< one word
+  cuda::std::span<const page_table_ref<Scope>> ranges;  ///< one page table per range id
+  cuda::std::span<std::uint64_t> stats;                 ///< stats_ref::words(ranges.size(), shards)
+};
+
+/// One lane's view of a page it asked for.
+struct page_pin {
+  status result = status::ok;  ///< ok: `data` is usable until release()
+  std::uint32_t slot = 0;      ///< the slot, when ok
+  std::byte* data = nullptr;   ///< the page's first byte, when ok
+  bool holds_pin = false;      ///< this lane (its peers' leader) holds the pin release() drops
+};
+
+/**
+ * @brief The device-side view of a page cache: trivially copyable, passed to kernels by value.
+ *
+ * Requests are made by a lane group (a warp, `detail::single_lane`, or a test's cpu_warp). Lanes
+ * asking for the same page are coalesced: one leader looks it up, fills it on a miss, and pins it
+ * once for all of them; leaders of distinct pages work in parallel. A miss claims the page's
+ * table entry, has the clock claim a victim slot, writes the victim back through the backend if
+ * it is dirty, unmaps it, reads the new page through the backend, then publishes the slot.
+ *
+ * Guarantees (each rests on the invariants of slot_table_ref and page_table_ref):
+ * - A pinned slot is never claimed, so its bytes never change under a reader (unless a writer
+ *   of the same page changes them).
+ * - A reader uses a slot only after pinning it and seeing `valid` with its page's tag, so it
+ *   never reads a slot that is being written back or refilled for another page.
+ * - A page is refilled only after its write-back completed (its entry is cleared after).
+ * - Every wait (for a filler, a victim, an unpinned slot) ends at `timeout_ns` with
+ *   status::timeout or status::no_slot; nothing waits forever on the cache's account. Calls into
+ *   the backend are bounded by the deadline the backend receives.
+ *
+ * Backend contract: see cache/backend.hpp (`read_page`/`write_page` on one page_io, called by one
+ * thread, deadline included).
+ *
+ * @tparam Backend a cache::backend, stored by value
+ * @tparam Scope the scope of every atomic (system when host threads share the cache with GPUs)
+ * @note Progress: lock-free apart from waiting for a page being filled or written back by another
+ * thread, which is bounded by the time limit. A group must not hold more pins at once than the
+ * cache has slots (n_slots must exceed the number of lanes resident at a time, as in BaM), or
+ * its requests end in no_slot.
+ */
+template <backend Backend, cuda::thread_scope Scope = cuda::thread_scope_device>
+class cache_ref {
+ public:
+  using backend_type = Backend;  ///< the backend's type
+
+  /**
+   * @brief Views the owner's storage.
+   * @param storage the arrays; slot_data holds slot_states.size() * options.page_bytes bytes
+   * @param options page size (valid_page_bytes) and time limit
+   * @param backend how pages reach storage; copied
+   */
+  BAM_HD cache_ref(const cache_storage<Scope>& storage, cache_options options, Backend backend) noexcept
+      : slots_(storage.slot_states, storage.slot_tags),
+        clock_(storage.clock_hand),
+        ranges_(storage.ranges.data()),
+        stats_(storage.stats, static_cast<std::uint32_t>(storage.ranges.size())),
+        data_(storage.slot_data.data()),
+        page_bytes_(options.page_bytes),
+        timeout_ns_(options.timeout_ns),
+        n_ranges_(static_cast<std::uint32_t>(storage.ranges.size())),
+        backend_(backend) {}
+
+  BAM_HD std::size_t page_bytes() const noexcept { return page_bytes_; }  ///< bytes per page
+  BAM_HD std::uint32_t n_slots() const noexcept { return slots_.size(); }  ///< slots
+  BAM_HD std::uint32_t n_ranges() const noexcept { return n_ranges_; }     ///< range ids
+  BAM_HD const stats_ref<Scope>& stats() const noexcept { return stats_; }  ///< counters
+  BAM_HD const slot_table_ref<Scope>& slots() const noexcept { return slots_; }  ///< slot states
+  BAM_HD const Backend& get_backend() const noexcept { return backend_; }  ///< the backend
+
+  /**
+   * @brief Makes `key` resident and pins it for the caller's lane and its peers.
+   * @param g the caller's group (collective: every member calls, each with its own key)
+   * @param key the page this lane wants
+   * @param mode write marks the page dirty (it is still read from storage first)
+   * @return per lane: ok with the page's bytes, or out_of_range, timeout, no_slot, io_error
+   * @note Every lane must later call release() with the returned pin, collectively. The pin
+   * keeps the slot from being evicted: hold it briefly.
+   */
+  template <detail::lane_group Group>
+  BAM_HD page_pin acquire(Group& g, page_key key, access_mode mode) const {
+    return acquire_if(g, key, mode, in_range(key));
+  }
+
+  /**
+   * @brief Ends the use of a page pinned by acquire() (collective).
+   * @note The group syncs, so every peer is done with the bytes, then the leader unpins
+   * (release order: the peers' accesses happen before any later eviction of the slot).
+   */
+  template <detail::lane_group Group>
+  BAM_HD void release(Group& g, const page_pin& pin) const {
+    g.sync();
+    if (pin.holds_pin) slots_.unpin(pin.slot);
+  }
+
+  /**
+   * @brief Reads a `T` at byte `offset` of page `key` (collective; lanes coalesce per page).
+   * @param out receives the value when the result is ok
+   * @return ok, or why not; out_of_range also when the value would cross the page's end
+   */
+  template <class T, detail::lane_group Group>
+  BAM_HD status load(Group& g, page_key key, std::size_t offset, T& out) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const page_pin pin = acquire_if(g, key, access_mode::read, in_range(key) && fits<T>(offset));
+    if (pin.result == status::ok) cuda::std::memcpy(&out, pin.data + offset, sizeof(T));
+    release(g, pin);
+    return pin.result;
+  }
+
+  /**
+   * @brief Writes `value` at byte `offset` of page `key` (collective); the page becomes dirty
+   * and reaches the backend on eviction or flush().
+   * @return ok, or why not; out_of_range also when the value would cross the page's end
+   * @note Lanes writing the same bytes of one page race as plain stores do.
+   */
+  template <class T, detail::lane_group Group>
+  BAM_HD status store(Group& g, page_key key, std::size_t offset, const T& value) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const page_pin pin = acquire_if(g, key, access_mode::write, in_range(key) && fits<T>(offset));
+    if (pin.result == status::ok) cuda::std::memcpy(pin.data + offset, &value, sizeof(T));
+    release(g, pin);
+    return pin.result;
+  }
+
+  /**
+   * @brief Writes back the dirty slots `first_slot`, `first_slot + stride`, ... (one thread; a
+   * kernel spreads the slots over its threads with first = thread id, stride = thread count).
+   * @return ok, or the first failure (io_error, or timeout when a dirty slot stayed pinned or
+   * busy); the other slots are still visited
+   * @note Each dirty, unpinned slot is claimed (busy), written, and restored valid and clean;
+   * readers of that page wait meanwhile. Complete for every write whose release happened before
+   * the call; pages written concurrently may stay dirty.
+   */
+  BAM_HD status flush(std::uint32_t first_slot = 0, std::uint32_t stride = 1) const {
+    status result = status::ok;
+    for (std::uint64_t slot = first_slot; slot < slots_.size(); slot += stride) {
+      const status st = flush_slot(static_cast<std::uint32_t>(slot));
+      if (result == status::ok) result = st;
+    }
+    return result;
+  }
+
+ private:
+  /// A leader's result, as shuffled to its peers.
+  struct outcome {
+    status result;
+    std::uint32_t slot;
+  };
+  BAM_HD static constexpr std::uint64_t pack(outcome o) noexcept {
+    return (std::uint64_t{static_cast<std::uint8_t>(o.result)} << 32) | o.slot;
+  }
+  BAM_HD static constexpr outcome unpack(std::uint64_t w) noexcept {
+    return outcome{static_cast<status>(w >> 32), static_cast<std::uint32_t>(w)};
+  }
+
+  BAM_HD bool in_range(page_key key) const noexcept {
+    return key.range < n_ranges_ && key.page < ranges_[key.range].size();
+  }
+  template <class T>
+  BAM_HD bool fits(std::size_t offset) const noexcept {
+    return offset <= page_bytes_ && sizeof(T) <= page_bytes_ - offset;
+  }
+  BAM_HD std::byte* slot_bytes(std::uint32_t slot) const noexcept {
+    return data_ + std::size_t{slot} * page_bytes_;
+  }
+  BAM_HD page_io io(page_key key, std::uint32_t slot, std::uint64_t deadline) const noexcept {
+    return page_io{key, slot, cuda::std::span<std::byte>(slot_bytes(slot), page_bytes_), deadline};
+  }
+  BAM_HD std::uint64_t deadline() const noexcept { return detail::now_ns() + timeout_ns_; }
+  BAM_HD void count_write_back(std::uint32_t range) const noexcept {
+    stats_.add(range, counter::write_backs, 1);
+    stats_.add(range, counter::bytes_written, page_bytes_);
+  }
+
+  /// Coalesces, lets each leader look its page up, and hands the result to the peers.
+  template <detail::lane_group Group>
+  BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
+    const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
+    const bool leader = req.led_by(g.rank());
+    std::uint64_t packed = 0;
+    if (leader) {
+      packed = pack(valid ? lookup(key, mode, req.count) : outcome{status::out_of_range, 0});
+    }
+    const outcome o = unpack(g.shfl(packed, req.leader));
+    if (o.result != status::ok) return page_pin{o.result, 0, nullptr, false};
+    return page_pin{status::ok, o.slot, slot_bytes(o.slot), leader};
+  }
+
+  /**
+   * @brief Leader: finds `key` resident and pins it, or fills it, or waits for its filler.
+   * @note Loop: load the entry (relaxed); if it names a slot, try_pin validates state and tag
+   * (a stale entry fails and is re-read); if empty, try_claim makes this thread the filler;
+   * otherwise (filling, or the slot is being written back) back off until the deadline.
+   */
+  BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests) const {
+    stats_.add(key.range, counter::accesses, requests);
+    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
+    const page_table_ref<Scope> table = ranges_[key.range];
+    const std::uint64_t tag = make_tag(key);
+    const std::uint64_t limit = deadline();
+    detail::backoff wait;
+    for (bool first = true;; first = false) {
+      const page_entry entry = table.load(key.page);
+      if (entry.resident() && slots_.try_pin(entry.slot(), tag, mode)) {
+        if (first) stats_.add(key.range, counter::hits, 1);
+        return outcome{status::ok, entry.slot()};
+      }
+      if (first) stats_.add(key.range, counter::misses, 1);
+      if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit);
+      if (detail::now_ns() > limit) return outcome{status::timeout, 0};
+      wait();
+    }
+  }
+
+  /**
+   * @brief Filler (owns the entry of `key`): claims a victim, evicts it, reads the page into it,
+   * and publishes it pinned once for the caller. On failure the entry is cleared again.
+   * @note Order: finish_fill (release, slot valid and pinned) before publish (release), so the
+   * slot cannot be evicted before the entry names it and a reader following the entry finds it.
+   */
+  BAM_HD outcome fill(page_table_ref<Scope> table, page_key key, access_mode mode,
+                      std::uint64_t limit) const {
+    const std::uint32_t steps = clock_policy_ref<Scope>::default_steps(slots_.size());
+    detail::backoff wait;
+    victim v = clock_.find_victim(slots_, steps);
+    while (v.result != status::ok) {
+      if (detail::now_ns() > limit) {
+        table.clear(key.page);
+        return outcome{status::no_slot, 0};
+      }
+      wait();
+      v = clock_.find_victim(slots_, steps);
+    }
+    if (v.prior.state() == slot_state::valid) {
+      const status st = evict(v.slot, v.prior, limit);
+      if (st != status::ok) {
+        table.clear(key.page);
+        return outcome{st, 0};
+      }
+    }
+    const status st = backend_.read_page(io(key, v.slot, limit));
+    if (st != status::ok) {
+      slots_.abort(v.slot);
+      table.clear(key.page);
+      return outcome{st, 0};
+    }
+    stats_.add(key.range, counter::bytes_read, page_bytes_);
+    slots_.finish_fill(v.slot, make_tag(key), 1, mode);
+    table.publish(key.page, v.slot);
+    return outcome{status::ok, v.slot};
+  }
+
+  /**
+   * @brief Owner of a claimed valid slot: writes its page back if dirty, then unmaps it.
+   * @return ok, or the write-back's failure, after which the slot is restored valid and dirty
+   * @note The entry is cleared (release) only after the write-back returned, so whoever refills
+   * the page (claiming the entry with acquire) reads the new bytes from the backend.
+   */
+  BAM_HD status evict(std::uint32_t slot, page_state prior, std::uint64_t limit) const {
+    const page_key old = slots_.key(slot);
+    if (prior.dirty()) {
+      const status st = backend_.write_page(io(old, slot, limit));
+      if (st != status::ok) {
+        slots_.restore(slot, true, prior.referenced());
+        return st;
+      }
+      count_write_back(old.range);
+    }
+    ranges_[old.range].clear(old.page);
+    stats_.add(old.range, counter::evictions, 1);
+    return status::ok;
+  }
+
+  /// Writes one slot back if it is valid and dirty, waiting (bounded) while it is pinned or busy.
+  BAM_HD status flush_slot(std::uint32_t slot) const {
+    const std::uint64_t limit = deadline();
+    detail::backoff wait;
+    for (;;) {
+      const page_state seen = slots_.load(slot);
+      if (seen.state() == slot_state::invalid ||
+          (seen.state() == slot_state::valid && !seen.dirty())) {
+        return status::ok;
+      }
+      if (seen.claimable() && slots_.try_claim(slot, seen)) {
+        const page_key key = slots_.key(slot);
+        const status st = backend_.write_page(io(key, slot, limit));
+        slots_.restore(slot, st != status::ok, seen.referenced());
+        if (st == status::ok) count_write_back(key.range);
+        return st;
+      }
+      if (detail::now_ns() > limit) return status::timeout;
+      wait();
+    }
+  }
+
+  slot_table_ref<Scope> slots_;
+  clock_policy_ref<Scope> clock_;
+  const page_table_ref<Scope>* ranges_;
+  stats_ref<Scope> stats_;
+  std::byte* data_;
+  std::size_t page_bytes_;
+  std::uint64_t timeout_ns_;
+  std::uint32_t n_ranges_;
+  Backend backend_;
+};
+
+}  // namespace bam::cache

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Protocol tests of cache_ref, single-threaded: exact statistics, eviction with write-back,
+// flush, and every failure status.
+#include "cache/cache_ref.hpp"
+#include "tests/cache/fake_backend.hpp"
+#include "tests/cache/test_cache.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+
+namespace bam::test {
+namespace {
+
+using cache::access_mode;
+using cache::page_key;
+using detail::single_lane;
+using namespace std::chrono_literals;
+
+std::uint64_t load_word(const test_cache::ref_type& ref, page_key key, std::size_t offset,
+                        status expected = status::ok) {
+  single_lane lane;
+  std::uint64_t value = 0;
+  EXPECT_EQ(ref.load(lane, key, offset, value), expected);
+  return value;
+}
+
+void store_word(const test_cache::ref_type& ref, page_key key, std::size_t offset, std::uint64_t value) {
+  single_lane lane;
+  EXPECT_EQ(ref.store(lane, key, offset, value), status::ok);
+}
+
+std::uint64_t stored_word(const fake_store& store, page_key key, std::size_t offset) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, store.page(key.range, key.page) + offset, sizeof w);
+  return w;
+}
+
+TEST(CacheRef, HitsMissesAndBytesAreExact) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  EXPECT_EQ(load_word(ref, {0, 0}, 8), pattern_word(0, 0, 8));
+  EXPECT_EQ(load_word(ref, {0, 0}, 504), pattern_word(0, 0, 504));
+  EXPECT_EQ(load_word(ref, {0, 1}, 0), pattern_word(0, 1, 0));
+  const cache::cache_stats s = ref.stats().total();
+  EXPECT_EQ(s.accesses, 3U);
+  EXPECT_EQ(s.hits, 1U);
+  EXPECT_EQ(s.misses, 2U);
+  EXPECT_EQ(s.coalesced, 0U);
+  EXPECT_EQ(s.evictions, 0U);
+  EXPECT_EQ(s.write_backs, 0U);
+  EXPECT_EQ(s.bytes_read, 1024U);
+  EXPECT_EQ(s.bytes_written, 0U);
+  EXPECT_EQ(c.store().reads.load(), 2U);
+  for (std::uint32_t slot = 0; slot < 4; ++slot) EXPECT_EQ(c.state(slot).pins(), 0U) << "all released";
+}
+
+TEST(CacheRef, EvictionFollowsTheClockAndWritesDirtyPagesBack) {
+  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  store_word(ref, {0, 0}, 16, 0xABCD);       // slot 0, dirty
+  EXPECT_EQ(load_word(ref, {0, 1}, 0), pattern_word(0, 1, 0));  // slot 1
+  EXPECT_EQ(load_word(ref, {0, 2}, 0), pattern_word(0, 2, 0));  // both referenced: slot 0 goes
+  EXPECT_TRUE(c.entry(0, 0).empty());
+  EXPECT_EQ(c.entry(0, 1).slot(), 1U);
+  EXPECT_EQ(c.entry(0, 2).slot(), 0U);
+  EXPECT_EQ(stored_word(c.store(), {0, 0}, 16), 0xABCDU) << "written back on eviction";
+  EXPECT_EQ(stored_word(c.store(), {0, 0}, 24), pattern_word(0, 0, 24));
+  EXPECT_EQ(load_word(ref, {0, 0}, 16), 0xABCDU) << "read back from the backend";
+  const cache::cache_stats s = ref.stats().total();
+  EXPECT_EQ(s.evictions, 2U);
+  EXPECT_EQ(s.write_backs, 1U);
+  EXPECT_EQ(s.bytes_written, 512U);
+  EXPECT_EQ(s.misses, 4U);
+}
+
+TEST(CacheRef, FlushWritesDirtyPagesOnceAndCleansThem) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  for (std::uint64_t p = 0; p < 3; ++p) store_word(ref, {0, p}, 8 * p, 100 + p);
+  EXPECT_EQ(load_word(ref, {0, 7}, 0), pattern_word(0, 7, 0));
+  EXPECT_EQ(ref.flush(), status::ok);
+  EXPECT_EQ(c.store().writes.load(), 3U) << "only the dirty pages";
+  for (std::uint64_t p = 0; p < 3; ++p) EXPECT_EQ(stored_word(c.store(), {0, p}, 8 * p), 100 + p);
+  for (std::uint32_t slot = 0; slot < 4; ++slot) {
+    EXPECT_FALSE(c.state(slot).dirty());
+    EXPECT_EQ(c.state(slot).state(), cache::slot_state::valid);
+  }
+  EXPECT_EQ(ref.flush(), status::ok);
+  EXPECT_EQ(c.store().writes.load(), 3U) << "clean pages are not written again";
+  EXPECT_EQ(ref.stats().total().write_backs, 3U);
+  EXPECT_EQ(load_word(ref, {0, 1}, 8), 101U) << "still resident after the flush";
+  EXPECT_EQ(ref.stats().total().hits, 1U);
+}
+
+TEST(CacheRef, OutOfRangeTouchesNothing) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  load_word(ref, {1, 0}, 0, status::out_of_range);
+  load_word(ref, {0, 16}, 0, status::out_of_range);
+  load_word(ref, {0, 3}, 505, status::out_of_range);
+  load_word(ref, {0, 3}, ~std::size_t{0}, status::out_of_range);
+  EXPECT_EQ(ref.stats().total().accesses, 0U);
+  EXPECT_EQ(c.store().reads.load(), 0U);
+}
+
+TEST(CacheRef, ReadFailureRollsBack) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  c.store().fail_tag = cache::make_tag({0, 3});
+  load_word(ref, {0, 3}, 0, status::io_error);
+  EXPECT_TRUE(c.entry(0, 3).empty());
+  for (std::uint32_t slot = 0; slot < 4; ++slot) EXPECT_EQ(c.state(slot), cache::page_state{});
+  c.store().fail_tag = fake_store::no_tag;
+  EXPECT_EQ(load_word(ref, {0, 3}, 0), pattern_word(0, 3, 0));
+}
+
+TEST(CacheRef, WriteBackFailureKeepsThePageDirtyAndResident) {
+  test_cache c({.n_slots = 1, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  store_word(ref, {0, 0}, 0, 77);
+  c.store().fail_tag = cache::make_tag({0, 0});
+  load_word(ref, {0, 1}, 0, status::io_error);
+  EXPECT_TRUE(c.entry(0, 1).empty());
+  EXPECT_EQ(c.entry(0, 0).slot(), 0U);
+  EXPECT_TRUE(c.state(0).dirty());
+  EXPECT_EQ(load_word(ref, {0, 0}, 0), 77U);
+  c.store().fail_tag = fake_store::no_tag;
+  EXPECT_EQ(load_word(ref, {0, 1}, 0), pattern_word(0, 1, 0));
+  EXPECT_EQ(stored_word(c.store(), {0, 0}, 0), 77U);
+}
+
+TEST(CacheRef, HungReadEndsInTimeout) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
+  const auto ref = c.ref();
+  c.store().hang_tag = cache::make_tag({0, 5});
+  const auto start = std::chrono::steady_clock::now();
+  load_word(ref, {0, 5}, 0, status::timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(c.entry(0, 5).empty());
+  c.store().hang_release = true;
+  EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0));
+}
+
+TEST(CacheRef, NoSlotWhileEverySlotIsPinned) {
+  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 30ms});
+  const auto ref = c.ref();
+  single_lane lane;
+  const cache::page_pin a = ref.acquire(lane, {0, 0}, access_mode::read);
+  const cache::page_pin b = ref.acquire(lane, {0, 1}, access_mode::write);
+  ASSERT_EQ(a.result, status::ok);
+  ASSERT_EQ(b.result, status::ok);
+  const cache::page_pin none = ref.acquire(lane, {0, 2}, access_mode::read);
+  EXPECT_EQ(none.result, status::no_slot);
+  EXPECT_EQ(none.data, nullptr);
+  ref.release(lane, none);
+  EXPECT_TRUE(c.entry(0, 2).empty()) << "the claim is given back";
+  EXPECT_EQ(c.state(a.slot).pins(), 1U);
+  EXPECT_EQ(c.state(b.slot).pins(), 1U);
+  ref.release(lane, a);
+  ref.release(lane, b);
+  EXPECT_EQ(load_word(ref, {0, 2}, 0), pattern_word(0, 2, 0));
+}
+
+TEST(CacheRef, RangesAreCountedApart) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16, 8}});
+  const auto ref = c.ref();
+  EXPECT_EQ(load_word(ref, {0, 7}, 64), pattern_word(0, 7, 64));
+  EXPECT_EQ(load_word(ref, {1, 7}, 64), pattern_word(1, 7, 64));
+  EXPECT_EQ(load_word(ref, {1, 7}, 72), pattern_word(1, 7, 72));
+  load_word(ref, {1, 8}, 0, status::out_of_range);
+  EXPECT_EQ(ref.stats().of_range(0).accesses, 1U);
+  EXPECT_EQ(ref.stats().of_range(1).accesses, 2U);
+  EXPECT_EQ(ref.stats().of_range(1).hits, 1U);
+  EXPECT_EQ(ref.stats().total().bytes_read, 1024U);
+}
+
+TEST(CacheRef, LargePages) {
+  constexpr std::size_t two_mib = std::size_t{2} << 20;
+  static_assert(cache::valid_page_bytes(two_mib, 4096) && cache::valid_page_bytes(512, 512));
+  static_assert(!cache::valid_page_bytes(768, 512) && !cache::valid_page_bytes(256, 256));
+  test_cache c({.n_slots = 2, .page_bytes = two_mib, .range_pages = {3}});
+  const auto ref = c.ref();
+  for (std::uint64_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(load_word(ref, {0, p}, two_mib - 8), pattern_word(0, p, two_mib - 8));
+  }
+  EXPECT_EQ(ref.stats().total().bytes_read, 3 * two_mib);
+}
+
+}  // namespace
+}  // namespace bam::test
