@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Everything bam does on the GPU box, in one call of the device tool:
+#   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [demo]
+# (no argument: build test sanitize bench-all demo). It builds from the working tree with the
+# box's own toolchain (the box cannot download; Debian's GoogleTest sources are carried in
+# .carry/googletest when the box has none), runs the GPU tests, compute-sanitizer on the core
+# kernels, and the benchmarks, and leaves logs and bench JSON in $OUT (files come back from there).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/build/gpu-out}
+build=$root/build-gpu
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+status=0
+
+log() { printf '\n== %s\n' "$*" | tee -a "$out/summary.log"; }
+run() {  # run NAME CMD...: output to $out/NAME.log, the last lines to the summary
+  local name=$1; shift
+  log "$name: $*"
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  tail -n 40 "$out/$name.log" | tee -a "$out/summary.log"
+  [ $rc -eq 0 ] || { echo "!! $name failed with $rc" | tee -a "$out/summary.log"; status=1; }
+  return $rc
+}
+
+do_build() {
+  local gtest=()
+  [ -d /usr/src/googletest ] && gtest=(-DBAM_GTEST_SOURCE_DIR=/usr/src/googletest)
+  [ -d "$root/.carry/googletest" ] && gtest=(-DBAM_GTEST_SOURCE_DIR="$root/.carry/googletest")
+  run configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBAM_ENABLE_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest[@]}" && run build cmake --build "$build" -j 16
+}
+do_test() {
+  run gpu-tests bash -c "cd '$build' && ctest --output-on-failure -L gpu --timeout 300"
+}
+do_sanitize() {
+  for t in "$build"/tests/*_gpu_test; do
+    [ -x "$t" ] || continue
+    local n; n=$(basename "$t")
+    run "memcheck-$n" compute-sanitizer --tool memcheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
+    run "racecheck-$n" compute-sanitizer --tool racecheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
+  done
+}
+do_bench() {
+  local name=$1
+  run "bench-$name" "$build/bench/$name/$name" --results "$out" ${BAM_BENCH_ARGS:-}
+}
+do_demo() {
+  run demo "$build/apps/bam-demo/bam-demo"
+}
+
+[ $# -eq 0 ] && set -- build test sanitize bench all demo
+while [ $# -gt 0 ]; do
+  case $1 in
+    build) do_build || exit 1 ;;
+    test) do_test ;;
+    sanitize) do_sanitize ;;
+    demo) do_demo ;;
+    bench)
+      shift
+      if [ "${1:-all}" = all ]; then
+        for b in "$build"/bench/*/; do [ -x "$b/$(basename "$b")" ] && do_bench "$(basename "$b")"; done
+      else
+        do_bench "$1"
+      fi ;;
+    *) echo "unknown step $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+exit $status
