@@ -227,10 +227,13 @@ class cache_ref {
   template <detail::lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
     const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
+    // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
+    const bool any_write = (g.ballot(mode == access_mode::write) & req.peers) != 0;
     const bool leader = req.led_by(g.rank());
     std::uint64_t packed = 0;
     if (leader) {
-      packed = pack(valid ? lookup(key, mode, req.count) : outcome{status::out_of_range, 0});
+      const access_mode peers_mode = any_write ? access_mode::write : access_mode::read;
+      packed = pack(valid ? lookup(key, peers_mode, req.count) : outcome{status::out_of_range, 0});
     }
     const outcome o = unpack(g.shfl(packed, req.leader));
     if (o.result != status::ok) return page_pin{o.result, 0, nullptr, false};

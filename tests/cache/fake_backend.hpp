@@ -28,7 +28,7 @@ constexpr std::byte pattern_byte(std::uint32_t range, std::uint64_t page, std::s
 }
 
 /// The 8-byte word a fresh store holds at word-aligned `offset`.
-inline std::uint64_t pattern_word(std::uint32_t range, std::uint64_t page, std::size_t offset) {
+constexpr std::uint64_t pattern_word(std::uint32_t range, std::uint64_t page, std::size_t offset) {
   std::uint64_t w = 0;
   for (std::size_t i = 0; i < sizeof w; ++i) {
     w |= std::uint64_t{std::to_integer<std::uint8_t>(pattern_byte(range, page, offset + i))} << (8 * i);

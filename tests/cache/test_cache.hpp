@@ -42,10 +42,12 @@ class test_cache {
   }
 
   fake_store& store() { return store_; }  ///< the backend's store and knobs
-  cache::page_entry entry(std::uint32_t range, std::uint64_t page) const {  ///< a table entry
-    return cache::page_entry(entries_[range][page]);
+  /// A table entry (an atomic load: threads may be running).
+  cache::page_entry entry(std::uint32_t range, std::uint64_t page) {
+    return tables_[range].load(page);
   }
-  cache::page_state state(std::uint32_t slot) const { return cache::page_state(states_[slot]); }
+  /// A slot's state word (an atomic load: threads may be running).
+  cache::page_state state(std::uint32_t slot) { return ref().slots().load(slot); }
 
  private:
   fake_store store_;
