@@ -4,7 +4,9 @@
 #include <bam/detail/cuda_try.hpp>
 #include <bam/synthetic.hpp>
 
+#if BAM_HAVE_CUFILE
 #include <cufile.h>
+#endif
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -109,6 +112,14 @@ page_rate zero_copy_random_pages(const std::byte* data, std::uint64_t data_bytes
   return r;
 }
 
+#if !BAM_HAVE_CUFILE
+page_rate cufile_random_pages(const std::string&, std::uint64_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                              unsigned) {
+  page_rate r;
+  r.error = "this build has no cuFile (libcufile-dev was not found at configure time)";
+  return r;
+}
+#else
 page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes, std::uint32_t page_bytes,
                               std::uint64_t seed, std::uint64_t reads, unsigned threads) {
   page_rate r;
@@ -175,5 +186,6 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
   if (failures) r.error = std::to_string(failures.load()) + " cuFileRead calls failed";
   return r;
 }
+#endif
 
 }  // namespace bam::bench

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench/queue_read: random reads of 512 B and 4 KiB issued by GPU threads straight through bam's
+// queues (no cache) from a RAM namespace served by the emulated controller, into pinned frames
+// that warps then read and verify word by word; swept over queue count, depth and worker
+// threads, beside the peers on the same data: cudaMemcpy host-to-device, zero-copy warp reads of
+// a pinned copy of the namespace, and cuFile (compatibility mode) reads of a file holding it.
+#include "bench/common/report.hpp"
+#include "bench/queue_read/peers.hpp"
+
+#include <bam/detail/cuda_try.hpp>
+#include <bam/synthetic.hpp>
+
+#include "host/controller.hpp"
+#include "host/cuda_memory.hpp"
+#include "host/emulated_controller.hpp"
+#include "host/emulated_iommu.hpp"
+#include "host/ram_store.hpp"
+#include "queues/queue_pair.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using bam::queues::queue_pair_ref;
+
+struct device_counters {
+  unsigned long long completed;
+  unsigned long long failed;
+  unsigned long long mismatched_words;
+  unsigned long long latency_ns_sum;  ///< sampled by lane 0 of every warp
+  unsigned long long latency_samples;
+  unsigned int first_status;          ///< bam::status of the first failure
+  unsigned int first_qid;
+  unsigned long long first_lba;
+};
+
+__device__ std::uint64_t mix(std::uint64_t x) { return bam::synthetic_word(0xbeef, x); }
+
+/// Every thread issues `ops` random reads of `blocks` blocks into its own frame; after each
+/// round the warp reads the 32 frames together (16 bytes per lane per step) and verifies them.
+__global__ void queue_read_kernel(const queue_pair_ref<>* pairs, std::uint32_t n_pairs, std::byte* frames,
+                                  std::uint64_t frames_bus, std::uint32_t io_bytes, std::uint32_t block_bytes,
+                                  std::uint64_t n_units, std::uint64_t seed, std::uint32_t ops,
+                                  std::uint64_t timeout_ns, device_counters* c) {
+  const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const unsigned lane = threadIdx.x % 32;
+  const queue_pair_ref<>& qp = pairs[bam::detail::worker_id() % n_pairs];
+  const std::uint32_t blocks = io_bytes / block_bytes;
+  const std::uint64_t bus = frames_bus + tid * io_bytes;
+  bool healthy = true;
+  unsigned long long done = 0, bad = 0;
+  for (std::uint32_t op = 0; op < ops; ++op) {
+    const std::uint64_t lba = (mix(tid * ops + op) % n_units) * blocks;
+    bool ok = false;
+    if (healthy) {
+      const std::uint64_t t0 = bam::detail::now_ns();
+      const auto r = qp.execute(bam::nvme::make_read(1, lba, blocks, bus, 0), timeout_ns);
+      ok = r.ok();
+      if (ok) {
+        ++done;
+        if (lane == 0) {
+          atomicAdd(&c->latency_ns_sum, bam::detail::now_ns() - t0);
+          atomicAdd(&c->latency_samples, 1ull);
+        }
+      } else {
+        healthy = false;
+        if (atomicAdd(&c->failed, 1ull) == 0) {
+          c->first_status = unsigned(r.status);
+          c->first_qid = qp.qid();
+          c->first_lba = lba;
+        }
+      }
+    }
+    __syncwarp();
+    const unsigned ok_mask = __ballot_sync(0xffffffffu, ok);
+    for (unsigned j = 0; j < 32; ++j) {
+      const std::uint64_t lba_j = __shfl_sync(0xffffffffu, lba, j);
+      if (!(ok_mask >> j & 1)) continue;
+      const uint4* f = reinterpret_cast<const uint4*>(frames + (tid - lane + j) * io_bytes);
+      for (std::uint32_t v = lane; v < io_bytes / 16; v += 32) {
+        const uint4 x = f[v];
+        const std::uint64_t w = lba_j * block_bytes / 8 + 2 * std::uint64_t(v);
+        const std::uint64_t lo = (std::uint64_t(x.y) << 32) | x.x, hi = (std::uint64_t(x.w) << 32) | x.z;
+        bad += (lo != bam::synthetic_word(seed, w)) + (hi != bam::synthetic_word(seed, w + 1));
+      }
+    }
+    __syncwarp();
+  }
+  atomicAdd(&c->completed, done);
+  if (bad) atomicAdd(&c->mismatched_words, bad);
+}
+
+struct config {
+  std::uint32_t queues, depth, workers, io_bytes;
+};
+
+struct result {
+  double reads_per_s = 0, gbytes_per_s = 0, mean_latency_us = 0, emulator_commands = 0;
+  unsigned long long completed = 0, failed = 0, mismatched = 0;
+  std::string first_failure;
+};
+
+/// Fills a RAM namespace (and optionally a pinned copy and a file) with the synthetic content.
+void fill(bam::host::ram_store& ns, std::byte* pinned_copy, const std::string& file_path, std::uint64_t seed) {
+  const std::uint64_t bytes = ns.n_blocks() * ns.block_size();
+  const std::uint64_t chunk = 8u << 20;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> team;
+  for (unsigned t = 0; t < threads; ++t) {
+    team.emplace_back([&, t] {
+      std::vector<std::byte> buf(chunk);
+      for (std::uint64_t off = t * chunk; off < bytes; off += threads * chunk) {
+        const std::uint64_t n = std::min(chunk, bytes - off);
+        bam::synthetic_fill(seed, off, buf.data(), n);
+        ns.write(off / ns.block_size(), std::uint32_t(n / ns.block_size()), buf.data());
+        if (pinned_copy) std::memcpy(pinned_copy + off, buf.data(), n);
+      }
+    });
+  }
+  for (auto& th : team) th.join();
+  if (!file_path.empty()) {
+    std::ofstream f(file_path, std::ios::binary);
+    std::vector<std::byte> buf(chunk);
+    for (std::uint64_t off = 0; off < bytes; off += chunk) {
+      const std::uint64_t n = std::min(chunk, bytes - off);
+      f.write(reinterpret_cast<const char*>(pinned_copy + off), std::streamsize(n));
+    }
+    if (!f) throw bam::system_error("queue_read: cannot write " + file_path);
+  }
+}
+
+result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& ns, bam::host::cuda_memory& cuda,
+               std::uint64_t seed, unsigned blocks_per_sm, std::uint32_t ops) {
+  bam::host::emulated_iommu iommu;
+  bam::host::iommu_memory dma(cuda, iommu);
+  bam::host::emulated_controller::options eo;
+  eo.n_workers = cfg.workers;
+  eo.max_io_queues = std::uint16_t(std::max<std::uint32_t>(cfg.queues, 1));
+  eo.max_queue_entries = std::max<std::uint32_t>(cfg.depth, 4096);
+  bam::host::emulated_controller emu(cuda, iommu, {ns}, eo);
+  bam::host::controller_options co;
+  co.io_queue_pairs = cfg.queues;
+  co.queue_depth = cfg.depth;
+  bam::host::controller ctrl(emu.bar(), dma, co);
+
+  int sms = 0;
+  BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const unsigned threads = 256, grid = unsigned(sms) * blocks_per_sm;
+  const std::uint64_t n_threads = std::uint64_t(grid) * threads;
+  bam::dma_buffer frames = dma.allocate(n_threads * cfg.io_bytes, bam::memory_kind::host, 4096);
+  bam::dma_buffer pairs = cuda.allocate(sizeof(queue_pair_ref<>) * ctrl.io_queues().size(), bam::memory_kind::device);
+  BAM_CUDA_TRY(cudaMemcpy(pairs.device(), ctrl.io_queues().data(), pairs.size(), cudaMemcpyHostToDevice));
+  bam::dma_buffer counters = cuda.allocate(sizeof(device_counters), bam::memory_kind::device);
+  auto* c = reinterpret_cast<device_counters*>(counters.device());
+  const auto* qps = reinterpret_cast<const queue_pair_ref<>*>(pairs.device());
+  const std::uint64_t n_units = ns->n_blocks() * ns->block_size() / cfg.io_bytes;
+  const std::uint64_t timeout = 10'000'000'000ull;
+
+  // Warm-up round, then the timed one.
+  queue_read_kernel<<<grid, threads>>>(qps, std::uint32_t(ctrl.io_queues().size()), frames.device(), frames.bus_at(0),
+                                       cfg.io_bytes, ns->block_size(), n_units, seed, 1, timeout, c);
+  BAM_CUDA_TRY(cudaDeviceSynchronize());
+  BAM_CUDA_TRY(cudaMemset(c, 0, sizeof(device_counters)));
+  const auto before = emu.stats();
+  cudaEvent_t a, b;
+  BAM_CUDA_TRY(cudaEventCreate(&a));
+  BAM_CUDA_TRY(cudaEventCreate(&b));
+  BAM_CUDA_TRY(cudaEventRecord(a));
+  queue_read_kernel<<<grid, threads>>>(qps, std::uint32_t(ctrl.io_queues().size()), frames.device(), frames.bus_at(0),
+                                       cfg.io_bytes, ns->block_size(), n_units, seed + 0, ops, timeout, c);
+  BAM_CUDA_TRY(cudaGetLastError());
+  BAM_CUDA_TRY(cudaEventRecord(b));
+  BAM_CUDA_TRY(cudaEventSynchronize(b));
+  float ms = 0;
+  BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
+  device_counters h{};
+  BAM_CUDA_TRY(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  result r;
+  r.completed = h.completed;
+  r.failed = h.failed;
+  r.mismatched = h.mismatched_words;
+  r.reads_per_s = double(h.completed) / (ms * 1e-3);
+  r.gbytes_per_s = r.reads_per_s * cfg.io_bytes / 1e9;
+  r.mean_latency_us = h.latency_samples ? double(h.latency_ns_sum) / double(h.latency_samples) / 1e3 : 0;
+  r.emulator_commands = double(emu.stats().commands - before.commands);
+  if (h.failed)
+    r.first_failure = std::string(bam::to_string(bam::status(h.first_status))) + " on queue " +
+                      std::to_string(h.first_qid) + " at LBA " + std::to_string(h.first_lba);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bam queue_read: random reads through bam's NVMe queues vs. peers"};
+  std::string results = "bench/results";
+  std::uint64_t ns_gib = 8;
+  std::uint32_t ops = 64;
+  unsigned blocks_per_sm = 4;
+  std::vector<std::uint32_t> queue_counts{16, 64, 128}, depths{256, 1024}, worker_counts{4, 8, 14};
+  std::string cufile_path = "/tmp/bam-queue-read.dat";
+  app.add_option("--results", results, "directory for the JSON result");
+  app.add_option("--namespace-gib", ns_gib, "RAM namespace size in GiB")->check(CLI::Range(1, 64));
+  app.add_option("--ops", ops, "reads per GPU thread per configuration");
+  app.add_option("--blocks-per-sm", blocks_per_sm, "thread blocks of 256 per SM");
+  app.add_option("--queues", queue_counts, "I/O queue pair counts to sweep");
+  app.add_option("--depths", depths, "queue depths to sweep");
+  app.add_option("--workers", worker_counts, "emulator worker thread counts to sweep");
+  app.add_option("--cufile-path", cufile_path, "file for the cuFile peer (empty: skip)");
+  CLI11_PARSE(app, argc, argv);
+
+  cudaDeviceProp prop{};
+  BAM_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+  bam::bench::report rep("queue_read", argc, argv);
+  rep.set_device(prop.name, {{"sms", prop.multiProcessorCount},
+                             {"pcie", "gen" + std::to_string(5) + " x16 (box description)"},
+                             {"host_threads", std::thread::hardware_concurrency()}});
+
+  const std::uint64_t seed = 0x0ddba11;
+  const std::uint64_t bytes = ns_gib << 30;
+  bam::host::cuda_memory cuda;
+  std::printf("filling a %llu GiB RAM namespace with synthetic content...\n", (unsigned long long)ns_gib);
+  std::fflush(stdout);
+  bam::dma_buffer pinned_copy = cuda.allocate(bytes, bam::memory_kind::host);
+  auto ns512 = std::make_shared<bam::host::ram_store>(512, bytes / 512);
+  fill(*ns512, pinned_copy.host(), cufile_path, seed);
+
+  // Peers and ceilings.
+  const double h2d = bam::bench::h2d_bytes_per_s(1ull << 30, 5);
+  rep.add_row("peers", {{"peer", "cudaMemcpy H2D 1 GiB"}, {"io_bytes", 1 << 30}, {"GB_per_s", h2d / 1e9},
+                        {"reads_per_s", h2d / 4096}, {"mismatched_words", 0}, {"note", "ceiling, as 4 KiB pages/s"}});
+  double zc4k = 0, zc512 = 0, cf4k = 0;
+  for (std::uint32_t io : {512u, 4096u}) {
+    const auto z = bam::bench::zero_copy_random_pages(pinned_copy.device(), bytes, io, seed, 64ull << 20);
+    rep.add_row("peers", {{"peer", "zero-copy warp reads"}, {"io_bytes", io}, {"GB_per_s", z.pages_per_s * io / 1e9},
+                          {"reads_per_s", z.pages_per_s}, {"mismatched_words", z.mismatched_words}, {"note", ""}});
+    (io == 4096 ? zc4k : zc512) = z.pages_per_s;
+    if (!cufile_path.empty()) {
+      const auto f = bam::bench::cufile_random_pages(cufile_path, bytes, io, seed, 2ull << 20, 16);
+      rep.add_row("peers", {{"peer", "cuFile compat, 16 threads"}, {"io_bytes", io}, {"GB_per_s", f.pages_per_s * io / 1e9},
+                            {"reads_per_s", f.pages_per_s}, {"mismatched_words", f.mismatched_words}, {"note", f.error}});
+      if (io == 4096) cf4k = f.pages_per_s;
+    }
+  }
+
+  // bam through the queues.
+  double best4k = 0, best512 = 0;
+  nlohmann::json best_cfg4k, best_cfg512;
+  for (std::uint32_t io : {512u, 4096u}) {
+    for (auto q : queue_counts) {
+      for (auto d : depths) {
+        for (auto w : worker_counts) {
+          const config cfg{q, d, w, io};
+          const result r = run_bam(cfg, ns512, cuda, seed, blocks_per_sm, ops);
+          nlohmann::json row = {{"io_bytes", io}, {"queues", q}, {"depth", d}, {"workers", w},
+                                {"reads_per_s", r.reads_per_s}, {"GB_per_s", r.gbytes_per_s},
+                                {"mean_latency_us", r.mean_latency_us}, {"completed", r.completed},
+                                {"failed", r.failed}, {"mismatched_words", r.mismatched}};
+          if (!r.first_failure.empty()) row["first_failure"] = r.first_failure;
+          rep.add_row("bam", row);
+          std::printf("io %u q %u d %u w %u: %.2f M reads/s, %.1f us, %llu mismatched, %llu failed\n", io, q, d, w,
+                      r.reads_per_s / 1e6, r.mean_latency_us, r.mismatched, r.failed);
+          std::fflush(stdout);
+          const bool clean = r.failed == 0 && r.mismatched == 0;
+          if (clean && io == 4096 && r.reads_per_s > best4k) best4k = r.reads_per_s, best_cfg4k = row;
+          if (clean && io == 512 && r.reads_per_s > best512) best512 = r.reads_per_s, best_cfg512 = row;
+        }
+      }
+    }
+  }
+
+  rep.headline() = {{"reads_4k_per_s", best4k},
+                    {"reads_512_per_s", best512},
+                    {"h2d_ceiling_4k_pages_per_s", h2d / 4096},
+                    {"zero_copy_4k_per_s", zc4k},
+                    {"zero_copy_512_per_s", zc512},
+                    {"cufile_compat_4k_per_s", cf4k},
+                    {"best_4k_config", best_cfg4k},
+                    {"best_512_config", best_cfg512},
+                    {"reads_4k_vs_h2d_ceiling", best4k / (h2d / 4096)}};
+  rep.print();
+  std::printf("wrote %s\n", rep.write(results).c_str());
+  if (!cufile_path.empty()) std::remove(cufile_path.c_str());
+  return 0;
+}
