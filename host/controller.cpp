@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host/controller.hpp"
 
+#include "host/io_error.hpp"
+
 #include <bam/detail/clock.hpp>
 #include <bam/nvme/completion.hpp>
 #include <bam/nvme/registers.hpp>
@@ -16,12 +18,6 @@ namespace bam::host {
 namespace {
 
 constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 
@@ -99,26 +95,11 @@ const namespace_info& controller::namespace_by_id(std::uint32_t nsid) const {
 
 std::uint32_t controller::admin(const nvme::command& cmd, std::string_view what) {
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.admin_timeout);
-  std::uint64_t ticket = 0;
   const std::uint64_t deadline = detail::now_ns() + std::uint64_t(timeout.count());
-  bam::status s = admin_->ref.submit(cmd, ticket, deadline);
-  queues::completion_result r{s, {}, 0};
-  if (s == bam::status::ok) r = admin_->ref.wait(ticket, deadline);
-  const nvme_context ctx{options_.index, 0, admin_->ref.cid_of(ticket), cmd.opcode(), cmd.nsid, 0, 0};
-  const std::string where = "controller " + std::to_string(options_.index) + ", admin queue: " + std::string(what) +
-                            " (opcode " + hex(cmd.opcode()) + ")";
-  switch (r.status) {
-    case bam::status::ok: return r.dw0;
-    case bam::status::io_error:
-      throw nvme_error(where + " failed: " + nvme::status_name(r.nvme_status.sct(), r.nvme_status.sc()) +
-                           " (SCT " + hex(std::uint8_t(r.nvme_status.sct())) + ", SC " + hex(r.nvme_status.sc()) + ")",
-                       ctx, std::uint8_t(r.nvme_status.sct()), r.nvme_status.sc());
-    case bam::status::timeout:
-      throw timeout_error(where + " did not complete within " + std::to_string(options_.admin_timeout.count()) + " ms",
-                          ctx);
-    default:
-      throw error(where + ": the admin queue failed earlier (" + to_string(r.status) + ")");
-  }
+  std::uint64_t ticket = 0;
+  queues::completion_result r{admin_->ref.submit(cmd, ticket, deadline), {}, 0};
+  if (r.status == bam::status::ok) r = admin_->ref.wait(ticket, deadline);
+  return throw_if_failed(r, context_of(cmd, options_.index, 0, admin_->ref.cid_of(ticket)), what);
 }
 
 void controller::disable() {
