@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -124,10 +125,18 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
                               std::uint64_t seed, std::uint64_t reads, unsigned threads) {
   page_rate r;
   // No nvidia-fs on the box: compatibility mode serves reads with POSIX I/O and bounce buffers.
-  setenv("CUFILE_FORCE_COMPAT_MODE", "true", 0);
+  // It must be allowed in a cufile.json (the box has none in /etc).
+  const std::string config = path + ".cufile.json";
+  {
+    std::ofstream f(config);
+    f << R"({"logging": {"level": "ERROR", "dir": "/tmp"},)"
+      << R"( "properties": {"allow_compat_mode": true, "use_poll_mode": false}})" << "\n";
+  }
+  setenv("CUFILE_ENV_PATH_JSON", config.c_str(), 1);
+  setenv("CUFILE_FORCE_COMPAT_MODE", "true", 1);
   CUfileError_t st = cuFileDriverOpen();
   if (st.err != CU_FILE_SUCCESS) {
-    r.error = "cuFileDriverOpen failed: " + std::to_string(int(st.err));
+    r.error = "cuFileDriverOpen failed: " + std::string(cufileop_status_error(st.err));
     return r;
   }
   const int fd = open(path.c_str(), O_RDONLY);
@@ -142,7 +151,7 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
   CUfileHandle_t handle{};
   st = cuFileHandleRegister(&handle, &descr);
   if (st.err != CU_FILE_SUCCESS) {
-    r.error = "cuFileHandleRegister failed: " + std::to_string(int(st.err));
+    r.error = "cuFileHandleRegister failed: " + std::string(cufileop_status_error(st.err));
     close(fd);
     cuFileDriverClose();
     return r;
