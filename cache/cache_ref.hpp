@@ -117,7 +117,6 @@ class cache_ref {
   BAM_HD std::uint32_t n_ranges() const noexcept { return n_ranges_; }     ///< range ids
   BAM_HD const stats_ref<Scope>& stats() const noexcept { return stats_; }  ///< counters
   BAM_HD const slot_table_ref<Scope>& slots() const noexcept { return slots_; }  ///< slot states
-  BAM_HD const Backend& get_backend() const noexcept { return backend_; }  ///< the backend
 
   /**
    * @brief Makes `key` resident and pins it for the caller's lane and its peers.
@@ -240,29 +239,38 @@ class cache_ref {
     return page_pin{status::ok, o.slot, slot_bytes(o.slot), leader};
   }
 
+  /// Leader: serves the `requests` lanes wanting `key` and counts what happened.
+  BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests) const {
+    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
+    const outcome o = lookup_once(key, mode);
+    if (o.result != status::ok) stats_.add(key.range, counter::failures, 1);
+    return o;
+  }
+
   /**
-   * @brief Leader: finds `key` resident and pins it, or fills it, or waits for its filler.
+   * @brief Finds `key` resident and pins it, or fills it, or waits for its filler.
    * @note Loop: load the entry (relaxed); if it names a slot, try_pin validates state and tag
    * (a stale entry fails and is re-read); if empty, try_claim makes this thread the filler;
-   * otherwise (filling, or the slot is being written back) back off until the deadline.
+   * otherwise (filling, or the slot is being written back) back off until the deadline, which
+   * is set at the first miss so that hits never read the clock.
    */
-  BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests) const {
-    stats_.add(key.range, counter::accesses, requests);
-    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
+  BAM_HD outcome lookup_once(page_key key, access_mode mode) const {
     const page_table_ref<Scope> table = ranges_[key.range];
     const std::uint64_t tag = make_tag(key);
+    page_entry entry = table.load(key.page);
+    if (entry.resident() && slots_.try_pin(entry.slot(), tag, mode)) {
+      stats_.add(key.range, counter::hits, 1);
+      return outcome{status::ok, entry.slot()};
+    }
+    stats_.add(key.range, counter::misses, 1);
     const std::uint64_t limit = deadline();
     detail::backoff wait;
-    for (bool first = true;; first = false) {
-      const page_entry entry = table.load(key.page);
-      if (entry.resident() && slots_.try_pin(entry.slot(), tag, mode)) {
-        if (first) stats_.add(key.range, counter::hits, 1);
-        return outcome{status::ok, entry.slot()};
-      }
-      if (first) stats_.add(key.range, counter::misses, 1);
+    for (;;) {
       if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit);
       if (detail::now_ns() > limit) return outcome{status::timeout, 0};
       wait();
+      entry = table.load(key.page);
+      if (entry.resident() && slots_.try_pin(entry.slot(), tag, mode)) return outcome{status::ok, entry.slot()};
     }
   }
 

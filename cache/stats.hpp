@@ -14,12 +14,13 @@
 
 namespace bam::cache {
 
-/// What the cache counts, per range.
+/// What the cache counts, per range. Lane requests (accesses) are not stored: every in-range
+/// request is exactly one of a hit, a miss or a coalesced request.
 enum class counter : std::uint32_t {
-  accesses,       ///< lane requests (before coalescing)
   hits,           ///< leader lookups that found the page resident at once
   misses,         ///< leader lookups that did not (they filled it, or waited for a filler)
   coalesced,      ///< lane requests served by a peer's lookup (requests saved)
+  failures,       ///< leader lookups that ended in an error status (counted among misses too)
   evictions,      ///< pages of this range dropped to make room
   write_backs,    ///< dirty pages of this range written to the backend (eviction or flush)
   bytes_read,     ///< bytes the backend read into slots for this range
@@ -31,10 +32,11 @@ static_assert(counter_count * sizeof(std::uint64_t) == cache_line_bytes);
 
 /// A snapshot of the counters of one range, or the sum over ranges.
 struct cache_stats {
-  std::uint64_t accesses = 0;       ///< see counter::accesses
+  std::uint64_t accesses = 0;       ///< lane requests: hits + misses + coalesced
   std::uint64_t hits = 0;           ///< see counter::hits
   std::uint64_t misses = 0;         ///< see counter::misses
   std::uint64_t coalesced = 0;      ///< see counter::coalesced
+  std::uint64_t failures = 0;       ///< see counter::failures
   std::uint64_t evictions = 0;      ///< see counter::evictions
   std::uint64_t write_backs = 0;    ///< see counter::write_backs
   std::uint64_t bytes_read = 0;     ///< see counter::bytes_read
@@ -46,6 +48,7 @@ struct cache_stats {
     hits += o.hits;
     misses += o.misses;
     coalesced += o.coalesced;
+    failures += o.failures;
     evictions += o.evictions;
     write_backs += o.write_backs;
     bytes_read += o.bytes_read;
@@ -99,7 +102,16 @@ class stats_ref {
                       .load(cuda::std::memory_order_relaxed);
       }
     }
-    return cache_stats{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7]};
+    const auto at = [&sum](counter c) { return sum[static_cast<std::uint32_t>(c)]; };
+    return cache_stats{at(counter::hits) + at(counter::misses) + at(counter::coalesced),
+                       at(counter::hits),
+                       at(counter::misses),
+                       at(counter::coalesced),
+                       at(counter::failures),
+                       at(counter::evictions),
+                       at(counter::write_backs),
+                       at(counter::bytes_read),
+                       at(counter::bytes_written)};
   }
 
   /** @brief The counters of every range, summed (the per-cache statistics). */

@@ -53,6 +53,7 @@ TEST(CacheRef, HitsMissesAndBytesAreExact) {
   EXPECT_EQ(s.write_backs, 0U);
   EXPECT_EQ(s.bytes_read, 1024U);
   EXPECT_EQ(s.bytes_written, 0U);
+  EXPECT_EQ(s.failures, 0U);
   EXPECT_EQ(c.store().reads.load(), 2U);
   for (std::uint32_t slot = 0; slot < 4; ++slot) EXPECT_EQ(c.state(slot).pins(), 0U) << "all released";
 }
@@ -139,6 +140,7 @@ TEST(CacheRef, HungReadEndsInTimeout) {
   const auto start = std::chrono::steady_clock::now();
   load_word(ref, {0, 5}, 0, status::timeout);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(ref.stats().total().failures, 1U);
   EXPECT_TRUE(c.entry(0, 5).empty());
   c.store().hang_release = true;
   EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0));

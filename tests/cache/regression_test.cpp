@@ -56,7 +56,7 @@ TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
     }
     while (!pinned.load()) std::this_thread::yield();
     std::mt19937_64 rng(id);
-    for (unsigned i = 0; i < 400 * stress_scale; ++i) {  // thrash the other 7 slots
+    for (unsigned i = 0; i < 1600 * stress_scale; ++i) {  // thrash the other 7 slots
       const std::uint64_t page = rng() % 256;  // page 7 too: readers may share the holder's pin
       std::uint64_t v = 0;
       const bool write = i % 3 == 0 && page != 7;
@@ -66,7 +66,7 @@ TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
     }
     if (id == 1) {
       // Let the others finish before telling the holder to stop.
-      while (ref.stats().total().accesses < 4 * 400ULL * stress_scale) std::this_thread::yield();
+      while (ref.stats().total().accesses < 4 * 1600ULL * stress_scale) std::this_thread::yield();
       done = true;
     }
   });

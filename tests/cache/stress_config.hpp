@@ -6,9 +6,9 @@
 namespace bam::test {
 
 #if defined(__SANITIZE_THREAD__)
-inline constexpr unsigned stress_scale = 1;  ///< multiplier of every iteration count
+inline constexpr unsigned stress_scale = 3;  ///< multiplier of every iteration count
 #else
-inline constexpr unsigned stress_scale = 4;  ///< multiplier of every iteration count
+inline constexpr unsigned stress_scale = 16; ///< multiplier of every iteration count
 #endif
 
 }  // namespace bam::test
