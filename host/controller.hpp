@@ -77,6 +77,7 @@ class controller {
   [[nodiscard]] std::size_t max_transfer_bytes() const noexcept { return max_transfer_bytes_; }
   [[nodiscard]] std::uint32_t queue_depth() const noexcept { return depth_; }
   [[nodiscard]] std::uint32_t index() const noexcept { return options_.index; }
+  [[nodiscard]] io_driver driver() const noexcept { return options_.driver; }
   [[nodiscard]] const bar_view& bar() const noexcept { return bar_; }
 
   /// The I/O queue pairs (qid 1..n), with addresses for the side options.driver names.

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "host/page_cache_flush.hpp"
+
+#include <bam/detail/cuda_try.hpp>
+
+namespace bam::host::detail {
+
+namespace {
+__global__ void write_back(cache::cache_ref<nvme_backend> cache, unsigned* first_failure) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const status s = cache.flush(tid, gridDim.x * blockDim.x);
+  if (s != status::ok) atomicCAS(first_failure, 0u, unsigned(s));
+}
+__global__ void flush_namespace(nvme_backend backend, std::uint32_t nsid, std::uint64_t timeout_ns,
+                                unsigned* first_failure) {
+  const status s = backend.flush_namespace(nsid, bam::detail::now_ns() + timeout_ns);
+  if (s != status::ok) atomicCAS(first_failure, 0u, unsigned(s));
+}
+}  // namespace
+
+status flush_cache_gpu(const cache::cache_ref<nvme_backend>& cache, const nvme_backend& backend,
+                       const std::vector<std::uint32_t>& nsids, std::uint64_t timeout_ns) {
+  unsigned* failure = nullptr;
+  BAM_CUDA_TRY(cudaMalloc(&failure, sizeof *failure));
+  BAM_CUDA_TRY(cudaMemset(failure, 0, sizeof *failure));
+  const unsigned block = 256, grid = std::max(1u, std::min(1024u, (cache.n_slots() + block - 1) / block));
+  write_back<<<grid, block>>>(cache, failure);
+  BAM_CUDA_TRY(cudaGetLastError());
+  for (const std::uint32_t nsid : nsids) flush_namespace<<<1, 1>>>(backend, nsid, timeout_ns, failure);
+  BAM_CUDA_TRY(cudaGetLastError());
+  BAM_CUDA_TRY(cudaDeviceSynchronize());
+  unsigned h = 0;
+  BAM_CUDA_TRY(cudaMemcpy(&h, failure, sizeof h, cudaMemcpyDeviceToHost));
+  cudaFree(failure);
+  return status(h);
+}
+
+}  // namespace bam::host::detail

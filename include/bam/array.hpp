@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::array<T>: what a kernel indexes. A trivially copyable view of one mapped range of storage
+// through the page cache: `T x = a[i]` reads, `a.store(i, x)` writes (the page becomes dirty),
+// `a.fetch_add(i, x)` updates atomically, `a.pin_page(g, i)` keeps one page for many reads, and
+// `a.read_range(g, first, n, dst)` reads a span cooperatively.
+#pragma once
+
+#include <bam/config.hpp>
+#include <bam/detail/lane_group.hpp>
+#include <bam/device_error.hpp>
+#include <bam/nvme_backend.hpp>
+#include <bam/status.hpp>
+
+#include "cache/cache_ref.hpp"
+
+#if defined(__CUDACC__)
+#include <bam/gpu/warp_group.cuh>
+#endif
+
+#include <cuda/atomic>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace bam {
+
+/**
+ * @brief A page of an array held pinned for the group that asked for it (RAII: the destructor
+ * releases it, collectively — every lane of the group must leave the scope together).
+ */
+template <class T, class Cache, class Group>
+class pinned_page {
+ public:
+  BAM_HD pinned_page(const Cache& cache, Group& g, cache::page_pin pin, std::uint64_t first, std::uint64_t count)
+      : cache_(cache), g_(g), pin_(pin), first_(first), count_(count) {}
+  pinned_page(const pinned_page&) = delete;
+  pinned_page& operator=(const pinned_page&) = delete;
+  BAM_HD ~pinned_page() { cache_.release(g_, pin_); }
+
+  [[nodiscard]] BAM_HD status result() const { return pin_.result; }
+  [[nodiscard]] BAM_HD bool ok() const { return pin_.result == status::ok; }
+  /// Index of the page's first element in the array, and how many of its elements exist.
+  [[nodiscard]] BAM_HD std::uint64_t first() const { return first_; }
+  [[nodiscard]] BAM_HD std::uint64_t size() const { return count_; }
+  /// Element `first() + j`; precondition: ok() and j < size().
+  [[nodiscard]] BAM_HD const T& operator[](std::uint64_t j) const {
+    return reinterpret_cast<const T*>(pin_.data)[j];
+  }
+
+ private:
+  const Cache& cache_;
+  Group& g_;
+  cache::page_pin pin_;
+  std::uint64_t first_, count_;
+};
+
+/**
+ * @brief A typed view of a mapped range, passed to kernels by value.
+ *
+ * Element i lives on page i / elems_per_page() at byte (i % elems_per_page()) * sizeof(T);
+ * elements never straddle pages. Failed accesses (out-of-range index, NVMe error, timeout)
+ * return T{} and are recorded in the owning page_cache's error slot; page_cache::check() turns
+ * the first into an exception after the kernel.
+ *
+ * @tparam T trivially copyable element type whose size divides the page size
+ * @tparam Checked whether element indices are checked against size() (the cache still refuses
+ * pages beyond the range); unchecked arrays save a compare per access
+ * @note Calls without a group argument are collective over the calling warp's active lanes on
+ * the GPU (they coalesce lanes that want the same page) and single-lane on the host.
+ */
+template <class T, bool Checked = true, class Backend = nvme_backend>
+class basic_array {
+  static_assert(std::is_trivially_copyable_v<T>, "bam::array elements must be trivially copyable");
+
+ public:
+  using value_type = T;
+  using cache_type = cache::cache_ref<Backend>;
+
+  basic_array() = default;
+  BAM_HD basic_array(cache_type cache, std::uint32_t range, std::uint64_t size, device_error* errors)
+      : cache_(cache), errors_(errors), size_(size), range_(range),
+        per_page_(std::uint32_t(cache.page_bytes() / sizeof(T))) {}
+
+  [[nodiscard]] BAM_HD std::uint64_t size() const { return size_; }
+  [[nodiscard]] BAM_HD std::uint32_t range_id() const { return range_; }
+  [[nodiscard]] BAM_HD std::uint32_t elems_per_page() const { return per_page_; }
+  [[nodiscard]] BAM_HD const cache_type& cache() const { return cache_; }
+
+  /// Reads element `i`.
+  [[nodiscard]] BAM_HD T operator[](std::uint64_t i) const { return load(i); }
+
+  [[nodiscard]] BAM_HD T load(std::uint64_t i) const {
+    auto g = current_group();
+    T v{};
+    (void)load(g, i, v);
+    return v;
+  }
+  /// Writes element `i`; its page is written back on eviction or page_cache::flush().
+  BAM_HD void store(std::uint64_t i, const T& v) const {
+    auto g = current_group();
+    (void)store(g, i, v);
+  }
+  /// Atomically adds `v` to element `i` (device-scope atomic on the cached copy); returns the
+  /// old value. Concurrent fetch_adds of any lanes combine; the page becomes dirty.
+  BAM_HD T fetch_add(std::uint64_t i, T v) const
+    requires std::is_integral_v<T> || std::is_floating_point_v<T>
+  {
+    auto g = current_group();
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::write);
+    T old{};
+    if (pin.result == status::ok) {
+      T* p = reinterpret_cast<T*>(pin.data) + i % per_page_;
+      old = cuda::atomic_ref<T, cuda::thread_scope_device>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
+    } else {
+      report(pin.result, i);
+    }
+    cache_.release(g, pin);
+    return old;
+  }
+
+  /// Reads element `i` as a member of group `g` (collective); returns the status.
+  template <detail::lane_group Group>
+  BAM_HD status load(Group& g, std::uint64_t i, T& out) const {
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const status st = cache_.load(g, key(page), (i % per_page_) * sizeof(T), out);
+    if (st != status::ok) report(st, i);
+    return st;
+  }
+  /// Writes element `i` as a member of group `g` (collective); returns the status.
+  template <detail::lane_group Group>
+  BAM_HD status store(Group& g, std::uint64_t i, const T& v) const {
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const status st = cache_.store(g, key(page), (i % per_page_) * sizeof(T), v);
+    if (st != status::ok) report(st, i);
+    return st;
+  }
+
+  /**
+   * @brief Pins the page holding element `i` for the group (collective; lanes may name
+   * different pages). Read many elements of it through the returned object, then let it go.
+   */
+  template <detail::lane_group Group>
+  [[nodiscard]] BAM_HD pinned_page<T, cache_type, Group> pin_page(Group& g, std::uint64_t i) const {
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::read);
+    if (pin.result != status::ok) report(pin.result, i);
+    const std::uint64_t first = page * per_page_;
+    const std::uint64_t count = first < size_ ? (size_ - first < per_page_ ? size_ - first : per_page_) : 0;
+    return pinned_page<T, cache_type, Group>(cache_, g, pin, first, count);
+  }
+
+  /**
+   * @brief Reads elements [first, first + n) into `dst` cooperatively: every lane of `g` passes
+   * the same arguments; the group pins each page once and its lanes copy elements strided.
+   * @return ok, or the first failure (elements of failed pages are left untouched)
+   */
+  template <detail::lane_group Group>
+  BAM_HD status read_range(Group& g, std::uint64_t first, std::uint64_t n, T* dst) const {
+    status result = status::ok;
+    std::uint64_t i = first;
+    while (i < first + n) {
+      const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+      const std::uint64_t page_end = (i / per_page_ + 1) * per_page_;
+      const std::uint64_t end = page_end < first + n ? page_end : first + n;
+      const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::read);
+      if (pin.result == status::ok) {
+        const T* src = reinterpret_cast<const T*>(pin.data) + i % per_page_;
+        for (std::uint64_t j = g.rank(); j < end - i; j += g.size()) dst[i - first + j] = src[j];
+      } else if (result == status::ok) {
+        result = pin.result;
+        if (g.rank() == 0) report(pin.result, i);
+      }
+      cache_.release(g, pin);
+      i = end;
+    }
+    return result;
+  }
+
+ private:
+  BAM_HD static auto current_group() {
+#if defined(__CUDA_ARCH__)
+    return gpu::warp_group{};
+#else
+    return detail::single_lane{};
+#endif
+  }
+  BAM_HD bool checked(std::uint64_t i) const { return !Checked || i < size_; }
+  BAM_HD static constexpr std::uint64_t invalid_page() { return ~std::uint64_t{0} >> 1; }
+  BAM_HD cache::page_key key(std::uint64_t page) const { return cache::page_key{range_, page}; }
+  /// Records a failed access; NVMe errors were already recorded, with their command, by the
+  /// backend.
+  BAM_HD void report(status st, std::uint64_t i) const {
+    if (st == status::io_error) return;
+    device_error e{};
+    e.status = std::uint8_t(st);
+    e.range = range_;
+    e.index = i;
+    record_error(errors_, e);
+  }
+
+  cache_type cache_{};
+  device_error* errors_ = nullptr;
+  std::uint64_t size_ = 0;
+  std::uint32_t range_ = 0;
+  std::uint32_t per_page_ = 0;
+};
+
+/// The flagship view: bounds-checked.
+template <class T>
+using array = basic_array<T, true>;
+/// Without the per-access index check (the cache still refuses pages outside the range).
+template <class T>
+using unchecked_array = basic_array<T, false>;
+
+static_assert(std::is_trivially_copyable_v<array<std::uint64_t>>);
+
+}  // namespace bam

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// nvme_backend: how bam's page cache reaches NVMe. It maps a page of an array to a controller
+// and an LBA (pages striped over controllers), drives the queue pair of the caller's SM, and
+// moves the data through a pinned host frame (host-pinned tier: the controller writes the
+// frame, the calling thread copies it into the VRAM slot) or lets the controller DMA straight
+// into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
+#pragma once
+
+#include <bam/config.hpp>
+#include <bam/device_error.hpp>
+#include <bam/nvme/command.hpp>
+#include <bam/status.hpp>
+
+#include "cache/backend.hpp"
+#include "queues/prp.hpp"
+#include "queues/queue_set.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace bam {
+
+/// Where one mapped range (array) lives on storage.
+struct range_placement {
+  std::uint32_t nsid = 1;             ///< namespace id, the same on every controller of the stripe
+  std::uint32_t blocks_per_page = 0;  ///< logical blocks per cache page
+  std::uint64_t start_lba = 0;        ///< first LBA of the range on each controller
+  std::uint32_t first_controller = 0; ///< controller of page 0
+  std::uint32_t controllers = 1;      ///< stripe width: page p lives on controller
+                                      ///< first + p % width, at start_lba + p / width pages
+};
+
+class nvme_backend {
+ public:
+  /// Everything the backend views; owned by bam::page_cache.
+  struct storage {
+    queues::queue_set_ref<> queues;
+    const range_placement* ranges = nullptr;
+    /// Host-pinned tier: one frame of page_bytes per (queue pair, command id), and its PRPs.
+    std::byte* frames = nullptr;
+    const queues::prp_pair* frame_prps = nullptr;
+    /// Peer-to-peer tier (frames == nullptr): PRPs of each cache slot itself.
+    const queues::prp_pair* slot_prps = nullptr;
+    std::uint32_t queue_depth = 0;
+    std::uint32_t page_bytes = 0;
+    std::uint32_t controller_base = 0;  ///< index of controller 0 in error messages
+    device_error* errors = nullptr;
+    /// latency_buckets words: commands whose submit-to-completion time was in
+    /// [2^b, 2^(b+1)) ns land in bucket b (the last bucket takes everything longer); may be null.
+    std::uint64_t* latency_histogram = nullptr;
+  };
+  static constexpr std::uint32_t latency_buckets = 40;
+
+  nvme_backend() = default;
+  BAM_HD explicit nvme_backend(const storage& s) : s_(s) {}
+
+  /// Reads the page into `io.data` (see cache/backend.hpp for the contract).
+  BAM_HD status read_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::read); }
+  /// Writes `io.data` to the page's blocks.
+  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write); }
+
+  /// Sends NVMe Flush for `nsid` on every controller, from the calling thread.
+  BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
+    for (std::uint32_t c = 0; c < s_.queues.controllers(); ++c) {
+      const auto& qp = s_.queues.pick(c);
+      const std::uint64_t now = detail::now_ns();
+      const auto r = qp.execute(nvme::make_flush(nsid), deadline_ns > now ? deadline_ns - now : 0);
+      if (!r.ok()) {
+        fail(r.status, r.nvme_status, c, qp.qid(), 0, nvme::make_flush(nsid), 0, 0);
+        return r.status;
+      }
+    }
+    return status::ok;
+  }
+
+ private:
+  /**
+   * @note The frame of (pair, command id) belongs to the caller from wait_for_slot until
+   * release: the id is not reused before then, so no other command DMAs into the frame. For a
+   * write, the frame is filled before write(); the release store of the ready word and the
+   * doorbell publish it to the controller. For a read, await()'s acquire makes the
+   * controller's bytes visible before the copy.
+   */
+  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op) const {
+    const range_placement& r = s_.ranges[io.key.range];
+    const std::uint32_t controller = r.first_controller + std::uint32_t(io.key.page % r.controllers);
+    const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
+    const std::uint32_t pair = s_.queues.index_of(controller, detail::worker_id());
+    const auto& qp = s_.queues.at(pair);
+
+    const std::uint64_t start = s_.latency_histogram ? detail::now_ns() : 0;
+    const std::uint64_t t = qp.reserve();
+    bam::status st = qp.wait_for_slot(t, io.deadline_ns);
+    if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
+    const std::uint32_t cid = qp.cid_of(t);
+    std::byte* frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
+    const queues::prp_pair prp =
+        frame ? s_.frame_prps[std::size_t{pair} * s_.queue_depth + cid] : s_.slot_prps[io.slot];
+    if (frame && op == nvme::io_opcode::write) copy(frame, io.data.data());
+    qp.write(t, nvme::make_io(op, r.nsid, lba, r.blocks_per_page, prp.prp1, prp.prp2));
+    st = qp.publish(t, io.deadline_ns);
+    if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
+    const queues::completion_result done = qp.await(t, io.deadline_ns);
+    if (done.status == status::timeout) return fail_io(done.status, {}, controller, qp, t, op, r, lba, io);
+    if (s_.latency_histogram) count_latency(detail::now_ns() - start);
+    if (done.ok() && frame && op == nvme::io_opcode::read) copy(io.data.data(), frame);
+    qp.release(t);
+    if (!done.ok()) return fail_io(done.status, done.nvme_status, controller, qp, t, op, r, lba, io);
+    return status::ok;
+  }
+
+  /// Adds one command to the latency histogram (relaxed: counts only).
+  BAM_HD void count_latency(std::uint64_t ns) const {
+    std::uint32_t b = 0;
+    while (b + 1 < latency_buckets && (ns >> (b + 1)) != 0) ++b;
+    detail::atomic<std::uint64_t, cuda::thread_scope_device>(s_.latency_histogram[b])
+        .fetch_add(1, cuda::std::memory_order_relaxed);
+  }
+
+  /// Copies one page, 16 bytes per load/store, several loads in flight.
+  BAM_HD void copy(std::byte* dst, const std::byte* src) const {
+    auto* d = reinterpret_cast<uint4_t*>(dst);
+    const auto* s = reinterpret_cast<const uint4_t*>(src);
+    const std::uint32_t n = s_.page_bytes / sizeof(uint4_t);
+#pragma unroll 16
+    for (std::uint32_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+  struct alignas(16) uint4_t {
+    std::uint32_t x, y, z, w;
+  };
+
+  BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
+                        const queues::queue_pair_ref<>& qp, std::uint64_t ticket, nvme::io_opcode op,
+                        const range_placement& r, std::uint64_t lba, const cache::page_io& io) const {
+    fail(st, nvme_status, controller, qp.qid(), qp.cid_of(ticket),
+         nvme::make_io(op, r.nsid, lba, r.blocks_per_page, 0, 0), io.key.range, io.key.page);
+    return st;
+  }
+  BAM_HD void fail(status st, nvme::status_field nvme_status, std::uint32_t controller, std::uint16_t qid,
+                   std::uint16_t cid, const nvme::command& cmd, std::uint32_t range, std::uint64_t page) const {
+    device_error e{};
+    e.status = std::uint8_t(st);
+    e.sct = std::uint8_t(nvme_status.sct());
+    e.sc = nvme_status.sc();
+    e.opcode = cmd.opcode();
+    e.controller = s_.controller_base + controller;
+    e.qid = qid;
+    e.cid = cid;
+    e.nsid = cmd.nsid;
+    e.range = range;
+    e.lba = cmd.slba();
+    e.n_blocks = cmd.opcode() == std::uint8_t(nvme::io_opcode::flush) ? 0 : cmd.n_blocks();
+    e.index = page;
+    record_error(s_.errors, e);
+  }
+
+  storage s_{};
+};
+
+static_assert(std::is_trivially_copyable_v<nvme_backend>);
+static_assert(cache::backend<nvme_backend>);
+
+}  // namespace bam

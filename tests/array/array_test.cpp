@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::array over bam::page_cache over the emulated controller, driven by CPU threads running
+// the same code GPU warps run: every value read is checked against the namespace's content.
+#include <bam/page_cache.hpp>
+#include <bam/synthetic.hpp>
+
+#include "host/controller.hpp"
+#include "host/emulated_controller.hpp"
+#include "host/emulated_iommu.hpp"
+#include "host/heap_memory.hpp"
+#include "host/ram_store.hpp"
+#include "host/synthetic_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace bam;
+
+/// One emulated controller and its driver, CPU-driven.
+struct drive {
+  drive(memory_resource& heap, host::emulated_iommu& iommu, memory_resource& dma,
+        std::vector<std::shared_ptr<host::namespace_store>> ns, std::uint32_t index) {
+    host::emulated_controller::options eo;
+    eo.n_workers = 1;
+    eo.max_io_queues = 4;
+    eo.idle_spin_ns = 5'000;
+    emu = std::make_unique<host::emulated_controller>(heap, iommu, std::move(ns), eo);
+    host::controller_options co;
+    co.io_queue_pairs = 4;
+    co.queue_depth = 16;
+    co.driver = host::io_driver::cpu;
+    co.index = index;
+    ctrl = std::make_unique<host::controller>(emu->bar(), dma, co);
+  }
+  std::unique_ptr<host::emulated_controller> emu;
+  std::unique_ptr<host::controller> ctrl;
+};
+
+struct rig {
+  explicit rig(std::vector<std::vector<std::shared_ptr<host::namespace_store>>> per_drive, page_cache_options o) {
+    for (std::uint32_t i = 0; i < per_drive.size(); ++i)
+      drives.push_back(std::make_unique<drive>(heap, iommu, dma, per_drive[i], i));
+    std::vector<host::controller*> ctrls;
+    for (auto& d : drives) ctrls.push_back(d->ctrl.get());
+    cache = std::make_unique<page_cache>(ctrls, dma, o);
+  }
+  host::heap_memory heap;
+  host::emulated_iommu iommu;
+  host::iommu_memory dma{heap, iommu};
+  std::vector<std::unique_ptr<drive>> drives;
+  std::unique_ptr<page_cache> cache;
+};
+
+page_cache_options small_cache(std::size_t page, std::size_t slots) {
+  page_cache_options o;
+  o.page_bytes = page;
+  o.cache_bytes = page * slots;
+  o.timeout = std::chrono::milliseconds(20'000);
+  return o;
+}
+
+template <class Fn>
+void on_threads(unsigned n, Fn fn) {
+  std::vector<std::thread> team;
+  for (unsigned t = 0; t < n; ++t) team.emplace_back(fn, t);
+  for (auto& t : team) t.join();
+}
+
+}  // namespace
+
+TEST(Array, RandomReadsThroughASmallCacheReturnTheNamespacesWords) {
+  constexpr std::uint64_t seed = 31;
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1ull << 32, seed, 16});
+  rig r({{syn}}, small_cache(4096, 32));  // 128 KiB of cache over a 2 TiB namespace
+  const std::uint64_t start_lba = 1000;
+  const auto a = r.cache->map<std::uint64_t>("words", 1, start_lba, 1ull << 30);  // 8 GiB mapped
+  std::atomic<unsigned> wrong{0};
+  on_threads(6, [&](unsigned t) {
+    for (unsigned i = 0; i < 400; ++i) {
+      const std::uint64_t idx = synthetic_word(t, i) % a.size();
+      if (a[idx] != synthetic_word(seed, start_lba * 512 / 8 + idx)) ++wrong;
+      // A neighbour on the same page: usually a hit.
+      const std::uint64_t near = idx ^ 1;
+      if (a[near] != synthetic_word(seed, start_lba * 512 / 8 + near)) ++wrong;
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_NO_THROW(r.cache->check());
+  const auto s = r.cache->stats(0);
+  EXPECT_EQ(s.counts.accesses, 6u * 800);
+  EXPECT_GT(s.counts.evictions, 0u) << "the cache is far smaller than the data";
+  EXPECT_GE(s.counts.hits, 1u);
+  EXPECT_EQ(s.counts.bytes_read, s.counts.misses * 4096 - 0 * s.counts.failures);
+}
+
+TEST(Array, StoresAreWrittenBackAndFlushedToTheNamespace) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 16);
+  rig r({{ram}}, small_cache(4096, 8));
+  const auto a = r.cache->map<std::uint32_t>("values", 1, 64, 100'000);
+  on_threads(4, [&](unsigned t) {
+    for (std::uint64_t i = t; i < a.size(); i += 4) a.store(i, std::uint32_t(i * 2654435761u));
+  });
+  r.cache->flush();
+  const auto s = r.cache->stats(0);
+  EXPECT_GT(s.counts.write_backs, 0u);
+  // Independent path: the namespace itself.
+  std::vector<std::uint32_t> raw(100'000 + 128);
+  ram->read(64, std::uint32_t(raw.size() * 4 / 512), reinterpret_cast<std::byte*>(raw.data()));
+  for (std::uint64_t i = 0; i < 100'000; ++i) ASSERT_EQ(raw[i], std::uint32_t(i * 2654435761u)) << i;
+}
+
+TEST(Array, PagesStripedOverTwoControllersReadBackCorrectly) {
+  auto a0 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, 100, 16});
+  auto a1 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, 200, 16});
+  rig r({{a0}, {a1}}, small_cache(8192, 16));
+  const auto a = r.cache->map<std::uint64_t>("striped", 1, 0, 1u << 22);
+  const std::uint64_t per_page = 8192 / 8;
+  for (std::uint64_t i = 0; i < a.size(); i += 9973) {
+    const std::uint64_t page = i / per_page;
+    const std::uint64_t seed = page % 2 ? 200 : 100;
+    const std::uint64_t word = ((page / 2) * 8192 + (i % per_page) * 8) / 8;
+    ASSERT_EQ(a[i], synthetic_word(seed, word)) << "element " << i;
+  }
+  EXPECT_GT(r.drives[0]->emu->stats().commands, 0u);
+  EXPECT_GT(r.drives[1]->emu->stats().commands, 0u);
+}
+
+TEST(Array, ConcurrentFetchAddsAllCount) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 14);
+  rig r({{ram}}, small_cache(4096, 4));
+  const auto a = r.cache->map<std::uint64_t>("counters", 1, 0, 4096);
+  on_threads(6, [&](unsigned t) {
+    for (unsigned i = 0; i < 500; ++i) a.fetch_add(synthetic_word(t, i) % a.size(), 1);
+  });
+  r.cache->flush();
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < a.size(); ++i) sum += a[i];
+  EXPECT_EQ(sum, 6u * 500);
+}
+
+TEST(Array, PinnedPagesAndRangeReadsSeeTheSameWords) {
+  constexpr std::uint64_t seed = 5;
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, seed, 16});
+  rig r({{syn}}, small_cache(4096, 8));
+  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, 1u << 20);
+  detail::single_lane g;
+  {
+    const auto p = a.pin_page(g, 5000);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(p.first(), 5000u / 512 * 512);
+    ASSERT_EQ(p.size(), 512u);
+    for (std::uint64_t j = 0; j < p.size(); ++j) ASSERT_EQ(p[j], synthetic_word(seed, p.first() + j));
+  }
+  std::vector<std::uint64_t> out(3000);
+  ASSERT_EQ(a.read_range(g, 777, out.size(), out.data()), status::ok);
+  for (std::size_t j = 0; j < out.size(); ++j) ASSERT_EQ(out[j], synthetic_word(seed, 777 + j));
+  EXPECT_EQ(r.cache->ref().slots().size(), 8u);
+}
+
+TEST(Array, AnOutOfRangeIndexIsReportedWithTheArrayAndIndex) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
+  rig r({{ram}}, small_cache(4096, 4));
+  const auto a = r.cache->map<std::uint32_t>("small", 1, 0, 1000);
+  EXPECT_EQ(a[1000], 0u);
+  try {
+    r.cache->check();
+    FAIL() << "expected invalid_argument";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'small'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("index 1000"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(r.cache->check()) << "check() clears what it reported";
+}
+
+TEST(Array, AnNvmeErrorOnAMissNamesTheLbaAndStatus) {
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, 1, 16});
+  rig r({{syn}}, small_cache(4096, 4));
+  host::fault_rule bad;
+  bad.match.lba_first = 800;  // page 100 of the array below
+  bad.match.lba_last = 807;
+  r.drives[0]->emu->faults().add(bad);
+  const auto a = r.cache->map<std::uint64_t>("data", 1, 0, 1u << 20);
+  EXPECT_EQ(a[100 * 512 + 3], 0u);
+  try {
+    r.cache->check();
+    FAIL() << "expected nvme_error";
+  } catch (const nvme_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("LBA 800 +8"), std::string::npos) << what;
+    EXPECT_NE(what.find("unrecovered read error"), std::string::npos) << what;
+    EXPECT_NE(what.find("'data'"), std::string::npos) << what;
+    EXPECT_EQ(e.context().lba, 800u);
+  }
+  EXPECT_EQ(a[5], synthetic_word(1, 5)) << "other pages still read";
+}
+
+TEST(Array, AControllerThatStopsAnsweringGivesATimeoutNotAHang) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
+  auto o = small_cache(4096, 4);
+  o.timeout = std::chrono::milliseconds(300);
+  rig r({{ram}}, o);
+  host::fault_rule drop;
+  drop.action.effect = host::fault_effect::drop;
+  r.drives[0]->emu->faults().add(drop);
+  const auto a = r.cache->map<std::uint32_t>("stuck", 1, 0, 1000);
+  EXPECT_EQ(a[10], 0u);
+  EXPECT_THROW(r.cache->check(), timeout_error);
+}
+
+TEST(Array, StatisticsCountExactlyAndRenderAsJsonAndTable) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
+  rig r({{ram}}, small_cache(4096, 4));
+  const auto a = r.cache->map<std::uint32_t>("counted", 1, 0, 10'000);
+  const auto b = r.cache->map<std::uint64_t>("other", 1, 64, 100);
+  for (int i = 0; i < 10; ++i) (void)a[0];   // 1 miss, 9 hits
+  (void)a[2048];                               // page 2: a miss
+  (void)b[1];                                  // a miss on the second array
+  const auto s = r.cache->stats(0);
+  EXPECT_EQ(s.counts.accesses, 11u);
+  EXPECT_EQ(s.counts.misses, 2u);
+  EXPECT_EQ(s.counts.hits, 9u);
+  EXPECT_EQ(s.counts.bytes_read, 2u * 4096);
+  EXPECT_EQ(r.cache->stats(1).counts.misses, 1u);
+  EXPECT_EQ(r.cache->total_stats().counts.accesses, 12u);
+  std::uint64_t commands = 0;
+  for (auto v : r.cache->latency_histogram()) commands += v;
+  EXPECT_EQ(commands, 3u);
+  const std::string json = r.cache->stats_json();
+  EXPECT_NE(json.find("\"counted\""), std::string::npos);
+  EXPECT_NE(json.find("io_latency_histogram"), std::string::npos);
+  EXPECT_NE(r.cache->stats_table().find("other"), std::string::npos);
+  r.cache->reset_stats();
+  EXPECT_EQ(r.cache->total_stats().counts.accesses, 0u);
+}
+
+TEST(Array, BadMappingsAreRefusedWithReasons) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
+  rig r({{ram}}, small_cache(4096, 4));
+  EXPECT_THROW((void)r.cache->map<std::uint32_t>("too big", 1, 0, 1 << 20), invalid_argument);
+  EXPECT_THROW((void)r.cache->map<std::uint32_t>("no such namespace", 7, 0, 10), invalid_argument);
+  struct odd {
+    char c[3];
+  };
+  EXPECT_THROW((void)r.cache->map<odd>("odd size", 1, 0, 10), invalid_argument);
+}
