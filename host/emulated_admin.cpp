@@ -111,7 +111,7 @@ command_result admin_handler::identify(const nvme::command& cmd, const sq_slot& 
 command_result admin_handler::create_cq(const nvme::command& cmd, const sq_slot& sq) {
   const std::uint16_t qid = cmd.qid();
   if (qid == 0 || qid > granted_cqs_ ||
-      core_.cqs[qid].state.load(std::memory_order_acquire) != slot_state::free) {
+      core_.cqs[qid].status.state(std::memory_order_acquire) != slot_state::free) {
     return {specific_error(ss::invalid_queue_identifier)};
   }
   if (cmd.qsize() < 2 || cmd.qsize() > core_.options.max_queue_entries) {
@@ -125,7 +125,6 @@ command_result admin_handler::create_cq(const nvme::command& cmd, const sq_slot&
   cq.base = cmd.prp1;
   cq.size = cmd.qsize();
   cq.qid = qid;
-  cq.worker = (qid - 1u) % core_.options.n_workers;
   cq.head_doorbell = core_.doorbell(qid, true);
   cq.attached_sqs = 0;
   cq.tail = cq.head = 0;
@@ -133,7 +132,8 @@ command_result admin_handler::create_cq(const nvme::command& cmd, const sq_slot&
   cq.last_invalid_head = ~0u;
   zero_doorbell(cq.head_doorbell);
   // Release: the serving worker that sees `active` sees the configuration above.
-  cq.state.store(slot_state::active, std::memory_order_release);
+  cq.status.store({slot_state::active, (qid - 1u) % core_.options.n_workers},
+                  std::memory_order_release);
   ++live_io_queues_;
   core_.announce();
   return {};
@@ -142,7 +142,7 @@ command_result admin_handler::create_cq(const nvme::command& cmd, const sq_slot&
 command_result admin_handler::create_sq(const nvme::command& cmd, const sq_slot& admin_sq) {
   const std::uint16_t qid = cmd.qid();
   if (qid == 0 || qid > granted_sqs_ ||
-      core_.sqs[qid].state.load(std::memory_order_acquire) != slot_state::free) {
+      core_.sqs[qid].status.state(std::memory_order_acquire) != slot_state::free) {
     return {specific_error(ss::invalid_queue_identifier)};
   }
   if (cmd.qsize() < 2 || cmd.qsize() > core_.options.max_queue_entries) {
@@ -151,7 +151,7 @@ command_result admin_handler::create_sq(const nvme::command& cmd, const sq_slot&
   if (!cmd.physically_contiguous() || cc_.iosqes() != 6) return {generic_error(gs::invalid_field)};
   const std::uint16_t cqid = cmd.cqid();
   if (cqid == 0 || cqid > core_.options.max_io_queues ||
-      core_.cqs[cqid].state.load(std::memory_order_acquire) != slot_state::active) {
+      core_.cqs[cqid].status.state(std::memory_order_acquire) != slot_state::active) {
     return {specific_error(ss::completion_queue_invalid)};
   }
   if (const auto status =
@@ -163,7 +163,6 @@ command_result admin_handler::create_sq(const nvme::command& cmd, const sq_slot&
   sq.size = cmd.qsize();
   sq.qid = qid;
   sq.cq = &core_.cqs[cqid];
-  sq.worker = sq.cq->worker;
   sq.page_bytes = admin_sq.page_bytes;
   sq.tail_doorbell = core_.doorbell(qid, false);
   sq.head = 0;
@@ -173,30 +172,39 @@ command_result admin_handler::create_sq(const nvme::command& cmd, const sq_slot&
   sq.counters.reset();
   zero_doorbell(sq.tail_doorbell);
   ++sq.cq->attached_sqs;
-  sq.state.store(slot_state::active, std::memory_order_release);
+  // The SQ is served by its CQ's worker, so every CQ has one writer.
+  sq.status.store({slot_state::active, sq.cq->status.load(std::memory_order_relaxed).worker},
+                  std::memory_order_release);
   ++live_io_queues_;
   core_.announce();
   return {};
 }
 
-void admin_handler::retire(std::atomic<slot_state>& state) {
-  state.store(slot_state::deleting, std::memory_order_release);
+void admin_handler::retire(std::span<slot_status* const> slots) {
+  // Only this thread moves a slot out of `active`, so load-then-store is not a lost update.
+  for (slot_status* status : slots) {
+    status->store({slot_state::deleting, status->load(std::memory_order_relaxed).worker},
+                  std::memory_order_release);
+  }
   core_.announce();
   idle_backoff wait(core_.options.idle_spin_ns, core_.options.idle_sleep_ns);
-  // Acquire: pairs with the worker's release once it holds no reference to the queue.
-  while (state.load(std::memory_order_acquire) != slot_state::free &&
-         !core_.stopping.load(std::memory_order_relaxed)) {
-    wait.pause();
+  for (slot_status* status : slots) {
+    // Acquire: pairs with the worker's release once it holds no reference to the queue.
+    while (status->state(std::memory_order_acquire) != slot_state::free &&
+           !core_.stopping.load(std::memory_order_relaxed)) {
+      wait.pause();
+    }
   }
 }
 
 command_result admin_handler::delete_sq(const nvme::command& cmd) {
   const std::uint16_t qid = cmd.qid();
   if (qid == 0 || qid > core_.options.max_io_queues ||
-      core_.sqs[qid].state.load(std::memory_order_acquire) != slot_state::active) {
+      core_.sqs[qid].status.state(std::memory_order_acquire) != slot_state::active) {
     return {specific_error(ss::invalid_queue_identifier)};
   }
-  retire(core_.sqs[qid].state);
+  slot_status* const status = &core_.sqs[qid].status;
+  retire({&status, 1});
   --core_.sqs[qid].cq->attached_sqs;
   --live_io_queues_;
   return {};
@@ -205,11 +213,12 @@ command_result admin_handler::delete_sq(const nvme::command& cmd) {
 command_result admin_handler::delete_cq(const nvme::command& cmd) {
   const std::uint16_t qid = cmd.qid();
   if (qid == 0 || qid > core_.options.max_io_queues ||
-      core_.cqs[qid].state.load(std::memory_order_acquire) != slot_state::active) {
+      core_.cqs[qid].status.state(std::memory_order_acquire) != slot_state::active) {
     return {specific_error(ss::invalid_queue_identifier)};
   }
   if (core_.cqs[qid].attached_sqs != 0) return {specific_error(ss::invalid_queue_deletion)};
-  retire(core_.cqs[qid].state);
+  slot_status* const status = &core_.cqs[qid].status;
+  retire({&status, 1});
   --live_io_queues_;
   return {};
 }
@@ -237,17 +246,18 @@ command_result admin_handler::get_features(const nvme::command& cmd) const {
 
 void admin_handler::reset() {
   const std::uint32_t n = core_.options.max_io_queues;
+  const auto active_in = [n](const auto& table) {
+    std::vector<slot_status*> live;
+    for (std::uint32_t qid = 1; qid <= n; ++qid) {
+      if (table[qid].status.state(std::memory_order_relaxed) == slot_state::active) {
+        live.push_back(&table[qid].status);
+      }
+    }
+    return live;
+  };
   // Submission queues first: a completion queue is retired only once nothing posts to it.
-  for (std::uint32_t qid = 1; qid <= n; ++qid) {
-    if (core_.sqs[qid].state.load(std::memory_order_relaxed) == slot_state::active) {
-      retire(core_.sqs[qid].state);
-    }
-  }
-  for (std::uint32_t qid = 1; qid <= n; ++qid) {
-    if (core_.cqs[qid].state.load(std::memory_order_relaxed) == slot_state::active) {
-      retire(core_.cqs[qid].state);
-    }
-  }
+  retire(active_in(core_.sqs));
+  retire(active_in(core_.cqs));
   for (std::uint32_t qid = 0; qid <= n; ++qid) {
     zero_doorbell(core_.doorbell(std::uint16_t(qid), false));
     zero_doorbell(core_.doorbell(std::uint16_t(qid), true));

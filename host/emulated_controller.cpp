@@ -98,28 +98,23 @@ class io_worker {
   /// Takes on this worker's active SQs and releases its deleted SQs and CQs.
   void refresh() {
     std::vector<sq_slot*> mine;
-    std::vector<std::atomic<slot_state>*> released;
+    std::vector<slot_status*> released;
     for (std::uint32_t qid = 1; qid <= core_.options.max_io_queues; ++qid) {
       sq_slot& sq = core_.sqs[qid];
-      // Acquire: the configuration written before `active` was released is visible.
-      const slot_state s = sq.state.load(std::memory_order_acquire);
-      if (s != slot_state::free && sq.worker == index_) {
-        if (s == slot_state::active) {
-          mine.push_back(&sq);
-        } else {
-          released.push_back(&sq.state);
-        }
-      }
-      cq_slot& cq = core_.cqs[qid];
-      if (cq.state.load(std::memory_order_acquire) == slot_state::deleting &&
-          cq.worker == index_) {
-        released.push_back(&cq.state);
+      // Acquire: the configuration written before `active` was released is visible. Slots
+      // of other workers are not read beyond their status word.
+      const auto s = sq.status.load(std::memory_order_acquire);
+      if (s.state == slot_state::active && s.worker == index_) mine.push_back(&sq);
+      if (s.state == slot_state::deleting && s.worker == index_) released.push_back(&sq.status);
+      const auto c = core_.cqs[qid].status.load(std::memory_order_acquire);
+      if (c.state == slot_state::deleting && c.worker == index_) {
+        released.push_back(&core_.cqs[qid].status);
       }
     }
     engine_.adopt(std::move(mine));
     // Release: the admin thread may reuse the slot once it sees `free`; this thread no longer
     // touches it.
-    for (auto* state : released) state->store(slot_state::free, std::memory_order_release);
+    for (auto* status : released) status->store({}, std::memory_order_release);
   }
 
   controller_core& core_;
@@ -212,7 +207,7 @@ class admin_thread {
     sq.last_invalid_tail = ~0u;
     sq.counters.reset();
     // The admin queues are this thread's own; `active` only lets queue_stats(0) see them.
-    sq.state.store(slot_state::active, std::memory_order_release);
+    sq.status.store({slot_state::active}, std::memory_order_release);
     handler_.set_cc(cc);
     engine_.adopt({&sq});
     core_.update_csts([](nvme::csts_register& csts) { csts.set_rdy(true); });
@@ -221,7 +216,7 @@ class admin_thread {
   /// CC.EN 1 → 0: controller reset. Deletes every queue, then clears CSTS (RDY last).
   void disable() {
     engine_.adopt({});
-    core_.sqs[0].state.store(slot_state::free, std::memory_order_release);
+    core_.sqs[0].status.store({}, std::memory_order_release);
     handler_.reset();
     core_.fatal_reason.store(nullptr, std::memory_order_relaxed);
     core_.update_csts([](nvme::csts_register& csts) { csts = {}; });
@@ -341,7 +336,7 @@ io_stats emulated_controller::stats() const noexcept {
 std::optional<io_stats> emulated_controller::queue_stats(std::uint16_t qid) const noexcept {
   if (qid > core_->options.max_io_queues) return std::nullopt;
   const detail::sq_slot& sq = core_->sqs[qid];
-  if (sq.state.load(std::memory_order_acquire) != detail::slot_state::active) return std::nullopt;
+  if (sq.status.state(std::memory_order_acquire) != detail::slot_state::active) return std::nullopt;
   return sq.counters.snapshot();
 }
 

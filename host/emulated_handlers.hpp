@@ -38,8 +38,8 @@ class admin_handler final : public command_handler {
   /// Copies `data` to the command's PRPs.
   command_result transfer_to_host(const nvme::command& cmd, const sq_slot& sq,
                                   std::span<const std::byte> data);
-  /// active → deleting, then waits until the serving worker released the slot.
-  void retire(std::atomic<slot_state>& state);
+  /// active → deleting for each slot, then waits until their workers released them all.
+  void retire(std::span<slot_status* const> slots);
 
   controller_core& core_;
   nvme::cc_register cc_{};

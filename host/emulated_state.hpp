@@ -55,17 +55,42 @@ struct io_counters {
 enum class slot_state : std::uint32_t { free, active, deleting };
 
 /**
+ * @brief A slot's state and serving worker in one atomic word, so that a thread scanning the
+ *        table learns whether a queue is its own without reading any other field of the slot
+ *        (which the admin thread may be rewriting once the slot is free).
+ */
+class slot_status {
+ public:
+  struct value {
+    slot_state state = slot_state::free;
+    unsigned worker = 0;  ///< serving I/O worker (unused for queue 0)
+  };
+  [[nodiscard]] value load(std::memory_order order) const noexcept {
+    const std::uint32_t w = word_.load(order);
+    return {slot_state(w & 0xffu), w >> 8};
+  }
+  [[nodiscard]] slot_state state(std::memory_order order) const noexcept {
+    return load(order).state;
+  }
+  void store(value v, std::memory_order order) noexcept {
+    word_.store(std::uint32_t(v.state) | (v.worker << 8), order);
+  }
+
+ private:
+  std::atomic<std::uint32_t> word_{0};
+};
+
+/**
  * @brief A completion queue. Configuration fields are written by the admin thread while the
- *        slot is free and are read-only otherwise; posting fields belong to the one thread
- *        that serves the queue (its worker, or the admin thread for queue 0).
+ *        slot is free and read only by the thread that serves the queue (its worker, or the
+ *        admin thread for queue 0), as are the posting fields.
  */
 struct alignas(cache_line_bytes) cq_slot {
-  std::atomic<slot_state> state{slot_state::free};
+  slot_status status;
   // Configuration.
   std::uint64_t base = 0;   ///< bus address of entry 0
   std::uint32_t size = 0;   ///< entries
   std::uint16_t qid = 0;
-  unsigned worker = 0;      ///< serving I/O worker
   std::uint32_t* head_doorbell = nullptr;
   std::uint32_t attached_sqs = 0;  ///< admin thread only
   // Posting state.
@@ -80,13 +105,12 @@ struct alignas(cache_line_bytes) cq_slot {
  *        entries in order and keeps at most `size` commands in flight (consumed, not posted).
  */
 struct alignas(cache_line_bytes) sq_slot {
-  std::atomic<slot_state> state{slot_state::free};
+  slot_status status;
   // Configuration.
   std::uint64_t base = 0;
   std::uint32_t size = 0;
   std::uint16_t qid = 0;
   cq_slot* cq = nullptr;
-  unsigned worker = 0;
   std::uint32_t page_bytes = 4096;  ///< CC.MPS when the queue was created
   std::uint32_t* tail_doorbell = nullptr;
   // Serving state.

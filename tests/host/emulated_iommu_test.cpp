@@ -49,11 +49,11 @@ TEST(EmulatedIommu, RejectsMisalignedAndOverlappingMaps) {
 
 TEST(EmulatedIommu, DiscontiguousHostPagesDoNotTranslateAsOneRange) {
   emulated_iommu iommu;
-  std::vector<std::byte> a(page), b(page);
-  iommu.map(16 * page, a.data(), page);
-  iommu.map(17 * page, b.data(), page);
-  EXPECT_EQ(iommu.translate(16 * page, page), a.data());
-  EXPECT_EQ(iommu.translate(17 * page, page), b.data());
+  std::vector<std::byte> mem(2 * page);
+  iommu.map(16 * page, mem.data() + page, page);  // bus order is the reverse of host order
+  iommu.map(17 * page, mem.data(), page);
+  EXPECT_EQ(iommu.translate(16 * page, page), mem.data() + page);
+  EXPECT_EQ(iommu.translate(17 * page, page), mem.data());
   EXPECT_EQ(iommu.translate(16 * page, 2 * page), nullptr);
 }
 
