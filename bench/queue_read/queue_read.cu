@@ -4,6 +4,7 @@
 // that warps then read and verify word by word; swept over queue count, depth and worker
 // threads, beside the peers on the same data: cudaMemcpy host-to-device, zero-copy warp reads of
 // a pinned copy of the namespace, and cuFile (compatibility mode) reads of a file holding it.
+#include "bench/common/fill.hpp"
 #include "bench/common/report.hpp"
 #include "bench/queue_read/peers.hpp"
 
@@ -21,7 +22,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -105,35 +105,6 @@ struct result {
   unsigned long long completed = 0, failed = 0, mismatched = 0;
   std::string first_failure;
 };
-
-/// Fills a RAM namespace (and optionally a pinned copy and a file) with the synthetic content.
-void fill(bam::host::ram_store& ns, std::byte* pinned_copy, const std::string& file_path, std::uint64_t seed) {
-  const std::uint64_t bytes = ns.n_blocks() * ns.block_size();
-  const std::uint64_t chunk = 8u << 20;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> team;
-  for (unsigned t = 0; t < threads; ++t) {
-    team.emplace_back([&, t] {
-      std::vector<std::byte> buf(chunk);
-      for (std::uint64_t off = t * chunk; off < bytes; off += threads * chunk) {
-        const std::uint64_t n = std::min(chunk, bytes - off);
-        bam::synthetic_fill(seed, off, buf.data(), n);
-        ns.write(off / ns.block_size(), std::uint32_t(n / ns.block_size()), buf.data());
-        if (pinned_copy) std::memcpy(pinned_copy + off, buf.data(), n);
-      }
-    });
-  }
-  for (auto& th : team) th.join();
-  if (!file_path.empty()) {
-    std::ofstream f(file_path, std::ios::binary);
-    std::vector<std::byte> buf(chunk);
-    for (std::uint64_t off = 0; off < bytes; off += chunk) {
-      const std::uint64_t n = std::min(chunk, bytes - off);
-      f.write(reinterpret_cast<const char*>(pinned_copy + off), std::streamsize(n));
-    }
-    if (!f) throw bam::system_error("queue_read: cannot write " + file_path);
-  }
-}
 
 result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& ns, bam::host::cuda_memory& cuda,
                std::uint64_t seed, unsigned blocks_per_sm, std::uint32_t ops) {
@@ -231,7 +202,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   bam::dma_buffer pinned_copy = cuda.allocate(bytes, bam::memory_kind::host);
   auto ns512 = std::make_shared<bam::host::ram_store>(512, bytes / 512);
-  fill(*ns512, pinned_copy.host(), cufile_path, seed);
+  bam::bench::fill_synthetic(*ns512, seed, pinned_copy.host(), cufile_path);
 
   // Peers and ceilings.
   const double h2d = bam::bench::h2d_bytes_per_s(1ull << 30, 5);

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench/array_read: reads through bam::array on the GPU beside the same kernels over plain VRAM,
+// zero-copy pinned host memory (EMOGI's approach) and Unified Memory, on the same data:
+//  1. all hits (the data fits the cache): random 8-byte reads and sequential reads;
+//  2. cache = 1/8 of the data: uniform random and Zipf-skewed reads, several page sizes;
+//  3. the raw queue rate of the same emulated controller (4 KiB reads, no cache), so the miss
+//     path can be set against it.
+// Every value read is verified against the synthetic content the data was filled with.
+#include "bench/common/fill.hpp"
+#include "bench/common/report.hpp"
+
+#include <bam/detail/cuda_try.hpp>
+#include <bam/page_cache.hpp>
+#include <bam/synthetic.hpp>
+
+#include "host/emulated_system.hpp"
+#include "host/ram_store.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+constexpr std::uint64_t seed = 0xa77a1;
+
+struct counts {
+  unsigned long long reads, wrong;
+};
+
+/// A plain pointer view (VRAM, pinned host memory, or managed memory).
+struct plain_view {
+  const std::uint64_t* p;
+  std::uint64_t n;
+  __device__ std::uint64_t operator[](std::uint64_t i) const { return p[i]; }
+  __device__ std::uint64_t size() const { return n; }
+};
+
+__device__ std::uint64_t mix(std::uint64_t x) { return bam::synthetic_word(0x5a5a, x); }
+
+/// Each thread reads `per_thread` elements: uniformly random, or taken from `indices`.
+template <class View>
+__global__ void random_reads(View v, const std::uint64_t* indices, std::uint64_t n_indices, unsigned per_thread,
+                             std::uint64_t salt, counts* c) {
+  const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  unsigned long long wrong = 0;
+  for (unsigned k = 0; k < per_thread; ++k) {
+    const std::uint64_t r = tid * per_thread + k;
+    const std::uint64_t i = indices ? indices[(r + salt) % n_indices] : mix(r + salt) % v.size();
+    wrong += v[i] != bam::synthetic_word(seed, i);
+  }
+  if (wrong) atomicAdd(&c->wrong, wrong);
+  if (threadIdx.x == 0) atomicAdd(&c->reads, (unsigned long long)per_thread * blockDim.x);
+}
+
+/// Grid-stride sequential reads of the whole view: consecutive lanes read consecutive elements.
+template <class View>
+__global__ void sequential_reads(View v, counts* c) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  unsigned long long wrong = 0, reads = 0;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < v.size(); i += stride) {
+    wrong += v[i] != bam::synthetic_word(seed, i);
+    ++reads;
+  }
+  if (wrong) atomicAdd(&c->wrong, wrong);
+  atomicAdd(&c->reads, reads);
+}
+
+/// Raw queue rate: every thread reads random 4 KiB blocks into its own frame, no cache.
+__global__ void raw_queue_reads(const bam::queues::queue_pair_ref<>* pairs, unsigned n_pairs, std::uint64_t frames_bus,
+                                std::uint64_t n_pages, unsigned per_thread, counts* c) {
+  const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const auto& qp = pairs[bam::detail::worker_id() % n_pairs];
+  unsigned long long ok = 0;
+  for (unsigned k = 0; k < per_thread; ++k) {
+    const std::uint64_t page = mix(tid * per_thread + k) % n_pages;
+    ok += qp.execute(bam::nvme::make_read(1, page * 8, 8, frames_bus + tid * 4096, 0), 30'000'000'000ull).ok();
+  }
+  atomicAdd(&c->reads, ok);
+}
+
+struct timing {
+  double seconds = 0;
+  counts c{};
+};
+
+template <class Launch>
+timing timed(Launch launch) {
+  counts* c = nullptr;
+  BAM_CUDA_TRY(cudaMalloc(&c, sizeof *c));
+  BAM_CUDA_TRY(cudaMemset(c, 0, sizeof *c));
+  cudaEvent_t a, b;
+  BAM_CUDA_TRY(cudaEventCreate(&a));
+  BAM_CUDA_TRY(cudaEventCreate(&b));
+  BAM_CUDA_TRY(cudaEventRecord(a));
+  launch(c);
+  BAM_CUDA_TRY(cudaGetLastError());
+  BAM_CUDA_TRY(cudaEventRecord(b));
+  BAM_CUDA_TRY(cudaEventSynchronize(b));
+  float ms = 0;
+  BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
+  timing t;
+  t.seconds = ms * 1e-3;
+  BAM_CUDA_TRY(cudaMemcpy(&t.c, c, sizeof t.c, cudaMemcpyDeviceToHost));
+  cudaFree(c);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return t;
+}
+
+/// Element indices whose 4 KiB units follow a Zipf law (exponent `s`) over a random permutation
+/// of the units; the element within a unit is uniform.
+std::vector<std::uint64_t> zipf_indices(std::uint64_t n_elems, std::size_t count, double s) {
+  const std::uint64_t per_unit = 4096 / 8, units = n_elems / per_unit;
+  std::vector<double> cdf(units);
+  double sum = 0;
+  for (std::uint64_t r = 0; r < units; ++r) cdf[r] = sum += 1.0 / std::pow(double(r + 1), s);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, sum);
+  std::vector<std::uint64_t> out(count);
+  for (auto& x : out) {
+    const std::uint64_t rank = std::uint64_t(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
+    const std::uint64_t unit = (rank * 0x9E3779B97F4A7C15ull) % units;  // odd multiplier: a permutation when units is a power of two
+    out[&x - out.data()] = unit * per_unit + rng() % per_unit;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bam array_read: bam::array vs VRAM, zero-copy and Unified Memory"};
+  std::string results = "bench/results";
+  std::uint64_t data_gib = 16;
+  unsigned per_thread = 32, workers = 14, queues = 128;
+  std::vector<std::uint32_t> page_sizes{4096, 16384, 65536};
+  app.add_option("--results", results, "directory for the JSON result");
+  app.add_option("--data-gib", data_gib, "data size for the 1/8-cache runs")->check(CLI::Range(1, 64));
+  app.add_option("--per-thread", per_thread, "reads per thread");
+  app.add_option("--workers", workers, "emulator threads");
+  app.add_option("--queues", queues, "I/O queue pairs");
+  app.add_option("--page-sizes", page_sizes, "page sizes for the 1/8-cache runs");
+  CLI11_PARSE(app, argc, argv);
+
+  cudaDeviceProp prop{};
+  BAM_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+  bam::bench::report rep("array_read", argc, argv);
+  rep.set_device(prop.name, {{"sms", prop.multiProcessorCount}, {"vram_gib", prop.totalGlobalMem >> 30}});
+  const unsigned grid = unsigned(prop.multiProcessorCount) * 8, block = 256;
+  const std::uint64_t threads = std::uint64_t(grid) * block;
+
+  const std::uint64_t bytes = data_gib << 30, n = bytes / 8;
+  std::printf("filling %llu GiB of data...\n", (unsigned long long)data_gib);
+  std::fflush(stdout);
+  auto ns = std::make_shared<bam::host::ram_store>(512, bytes / 512);
+  std::uint64_t* pinned = nullptr;
+  BAM_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&pinned), bytes, cudaHostAllocMapped));
+  bam::bench::fill_synthetic(*ns, seed, reinterpret_cast<std::byte*>(pinned));
+  std::uint64_t* vram = nullptr;
+  BAM_CUDA_TRY(cudaMalloc(&vram, bytes));
+  BAM_CUDA_TRY(cudaMemcpy(vram, pinned, bytes, cudaMemcpyHostToDevice));
+  const auto zipf = zipf_indices(n, std::size_t(threads) * per_thread, 0.99);
+  std::uint64_t* zipf_dev = nullptr;
+  BAM_CUDA_TRY(cudaMalloc(&zipf_dev, zipf.size() * 8));
+  BAM_CUDA_TRY(cudaMemcpy(zipf_dev, zipf.data(), zipf.size() * 8, cudaMemcpyHostToDevice));
+
+  auto row = [&](const std::string& table, const std::string& system, const std::string& pattern,
+                 std::uint32_t page, const timing& t, nlohmann::json extra = nlohmann::json::object()) {
+    nlohmann::json r = {{"system", system}, {"pattern", pattern}, {"page_bytes", page},
+                        {"reads_per_s", double(t.c.reads) / t.seconds}, {"reads", t.c.reads},
+                        {"wrong", t.c.wrong}, {"seconds", t.seconds}};
+    r.update(extra);
+    rep.add_row(table, r);
+    std::printf("%-10s %-14s %-10s page %6u: %8.3f M reads/s (%llu wrong)\n", table.c_str(), system.c_str(),
+                pattern.c_str(), page, double(t.c.reads) / t.seconds / 1e6, t.c.wrong);
+    std::fflush(stdout);
+    return double(t.c.reads) / t.seconds;
+  };
+
+  // Peers over the whole data.
+  const plain_view vram_view{vram, n}, pinned_view{pinned, n};
+  const double vram_random = row("peers", "vram", "uniform", 0,
+                                 timed([&](counts* c) { random_reads<<<grid, block>>>(vram_view, nullptr, 1, per_thread, 1, c); }));
+  const double vram_seq = row("peers", "vram", "sequential", 0,
+                              timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_view, c); }));
+  row("peers", "vram", "zipf", 0, timed([&](counts* c) {
+        random_reads<<<grid, block>>>(vram_view, zipf_dev, zipf.size(), per_thread, 0, c);
+      }));
+  row("peers", "zero-copy", "uniform", 0,
+      timed([&](counts* c) { random_reads<<<grid, block>>>(pinned_view, nullptr, 1, per_thread, 2, c); }));
+  row("peers", "zero-copy", "zipf", 0, timed([&](counts* c) {
+        random_reads<<<grid, block>>>(pinned_view, zipf_dev, zipf.size(), per_thread, 0, c);
+      }));
+  // Unified Memory, first touch from the GPU (pages start on the host; never more than is free).
+  double uvm_random = 0;
+  {
+    std::size_t free_b = 0, total_b = 0;
+    BAM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    std::uint64_t* managed = nullptr;
+    const std::uint64_t uvm_bytes = std::min<std::uint64_t>(bytes, free_b / 2);
+    BAM_CUDA_TRY(cudaMallocManaged(&managed, uvm_bytes));
+    std::memcpy(managed, pinned, uvm_bytes);
+    uvm_random = row("peers", "uvm-first-touch", "uniform", 0, timed([&](counts* c) {
+                       random_reads<<<grid, block>>>(plain_view{managed, uvm_bytes / 8}, nullptr, 1, per_thread, 3, c);
+                     }));
+    cudaFree(managed);
+  }
+
+  // bam over the emulated controller.
+  bam::host::emulated_system_options so;
+  so.controllers = {{ns}};
+  so.workers_per_controller = workers;
+  so.queue_pairs = queues;
+  so.queue_depth = 256;
+  bam::host::emulated_system sys(so);
+
+  // Raw queue rate, 4 KiB, same controller.
+  double raw_queue = 0;
+  {
+    auto frames = sys.memory().allocate(threads * 4096, bam::memory_kind::host);
+    const auto& qs = sys.driver(0).io_queues();
+    bam::queues::queue_pair_ref<>* pairs = nullptr;
+    BAM_CUDA_TRY(cudaMalloc(&pairs, qs.size() * sizeof(qs[0])));
+    BAM_CUDA_TRY(cudaMemcpy(pairs, qs.data(), qs.size() * sizeof(qs[0]), cudaMemcpyHostToDevice));
+    raw_queue = row("queues", "bam queues (no cache)", "uniform", 4096, timed([&](counts* c) {
+                      raw_queue_reads<<<grid, block>>>(pairs, unsigned(qs.size()), frames.bus_at(0), bytes / 4096, 8, c);
+                    }));
+    cudaFree(pairs);
+  }
+
+  // 1. All hits: 1/8 of the data fits a cache of the same size; warm it, then read.
+  double hit_random = 0, hit_seq = 0;
+  {
+    bam::page_cache_options o;
+    o.cache_bytes = bytes / 8 + (64u << 20);
+    bam::page_cache cache(sys.controllers(), sys.memory(), o);
+    const auto a = cache.map<std::uint64_t>("hits", 1, 0, n / 8);
+    const plain_view vram_part{vram, n / 8};
+    timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); });  // warm: fills every page
+    cache.check();
+    cache.reset_stats();
+    hit_random = row("hits", "bam", "uniform", 4096, timed([&](counts* c) {
+                       random_reads<<<grid, block>>>(a, nullptr, 1, per_thread, 4, c);
+                     }));
+    const double vram_part_random = row("hits", "vram", "uniform", 0, timed([&](counts* c) {
+                                          random_reads<<<grid, block>>>(vram_part, nullptr, 1, per_thread, 4, c);
+                                        }));
+    hit_seq = row("hits", "bam", "sequential", 4096, timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); }));
+    const double vram_part_seq = row("hits", "vram", "sequential", 0,
+                                     timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_part, c); }));
+    const auto s = cache.total_stats();
+    rep.notes()["all_hit_misses_after_warmup"] = s.counts.misses;
+    hit_random /= vram_part_random;
+    hit_seq /= vram_part_seq;
+    cache.check();
+  }
+
+  // 2. Cache = 1/8 of the data.
+  double miss_4k = 0, bam_uniform_4k = 0;
+  for (const std::uint32_t page : page_sizes) {
+    bam::page_cache_options o;
+    o.page_bytes = page;
+    o.cache_bytes = bytes / 8;
+    o.max_frame_bytes = std::size_t(8) << 30;
+    bam::page_cache cache(sys.controllers(), sys.memory(), o);
+    const auto a = cache.map<std::uint64_t>("data", 1, 0, n);
+    for (const char* pattern : {"uniform", "zipf"}) {
+      cache.reset_stats();
+      const bool uniform = pattern[0] == 'u';
+      const timing t = timed([&](counts* c) {
+        random_reads<<<grid, block>>>(a, uniform ? nullptr : zipf_dev, zipf.size(), per_thread, 5, c);
+      });
+      const auto s = cache.total_stats();
+      const double rate = row("eighth", "bam", pattern, page, t,
+                              {{"hit_rate", s.hit_rate()}, {"misses_per_s", double(s.counts.misses) / t.seconds},
+                               {"GB_read_per_s", double(s.counts.bytes_read) / t.seconds / 1e9}});
+      if (page == 4096 && uniform) {
+        miss_4k = double(s.counts.misses) / t.seconds;
+        bam_uniform_4k = rate;
+      }
+      cache.check();
+    }
+    if (page == page_sizes.front()) std::printf("%s", cache.stats_table().c_str());
+  }
+
+  rep.headline() = {{"hit_random_vs_vram", hit_random},
+                    {"hit_seq_vs_vram", hit_seq},
+                    {"miss_vs_queue", raw_queue > 0 ? miss_4k / raw_queue : 0},
+                    {"vs_uvm_first_touch", uvm_random > 0 ? bam_uniform_4k / uvm_random : 0},
+                    {"vram_random_reads_per_s", vram_random},
+                    {"vram_sequential_reads_per_s", vram_seq},
+                    {"raw_queue_4k_per_s", raw_queue},
+                    {"bam_miss_4k_pages_per_s", miss_4k},
+                    {"uvm_first_touch_reads_per_s", uvm_random}};
+  rep.print();
+  std::printf("wrote %s\n", rep.write(results).c_str());
+  cudaFree(zipf_dev);
+  cudaFree(vram);
+  cudaFreeHost(pinned);
+  return 0;
+}
