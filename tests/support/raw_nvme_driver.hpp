@@ -124,14 +124,21 @@ class raw_nvme_driver {
     expect_ok(admin(nvme::make_delete_io_cq(q.qid)), "delete I/O CQ");
   }
 
-  /// Writes `cmd` (with the next command id) at the SQ tail and rings the doorbell; returns
-  /// the command id. The caller keeps fewer than `entries` commands outstanding.
-  std::uint16_t submit(queue_pair& q, nvme::command cmd) {
+  /// Writes `cmd` (with the next command id) at the SQ tail without ringing; returns the
+  /// command id. The caller keeps fewer than `entries` commands outstanding.
+  std::uint16_t enqueue(queue_pair& q, nvme::command cmd) {
     const std::uint16_t cid = q.next_cid++;
     cmd.set_cid(cid);
     std::memcpy(q.sq.host() + std::size_t{q.sq_tail} * sizeof cmd, &cmd, sizeof cmd);
     q.sq_tail = q.sq_tail + 1 == q.entries ? 0 : q.sq_tail + 1;
-    ring(q.qid, false, q.sq_tail);
+    return cid;
+  }
+  /// Publishes every enqueued entry with one SQ tail doorbell write.
+  void ring_sq(const queue_pair& q) { ring(q.qid, false, q.sq_tail); }
+  /// enqueue + ring_sq.
+  std::uint16_t submit(queue_pair& q, const nvme::command& cmd) {
+    const std::uint16_t cid = enqueue(q, cmd);
+    ring_sq(q);
     return cid;
   }
   /// Writes a raw value to a doorbell (release store).
@@ -150,6 +157,20 @@ class raw_nvme_driver {
     const std::uint64_t dw01 =
         detail::system_atomic<std::uint64_t>(entry[0]).load(cuda::std::memory_order_relaxed);
     return nvme::completion{std::uint32_t(dw01), std::uint32_t(dw01 >> 32), dw23};
+  }
+  /// Consumes every new completion, calling fn(completion) for each, and hands their entries
+  /// back with one CQ head doorbell write; returns how many there were.
+  template <class Fn>
+  std::size_t drain(queue_pair& q, Fn&& fn) {
+    std::size_t n = 0;
+    while (auto c = peek(q, q.cq_head, q.phase)) {
+      q.cq_head = q.cq_head + 1 == q.entries ? 0 : q.cq_head + 1;
+      if (q.cq_head == 0) q.phase = !q.phase;
+      fn(*c);
+      ++n;
+    }
+    if (n != 0) ring(q.qid, true, q.cq_head);
+    return n;
   }
   /// Consumes one completion if there is one, handing its entry back to the controller.
   std::optional<nvme::completion> poll(queue_pair& q) {
