@@ -17,7 +17,8 @@ namespace bam::graph {
 /** @throw graph_error "<algorithm> source S is not one of the N vertices" when source >= n. */
 inline void check_source(std::string_view algorithm, std::uint64_t source, std::uint64_t n) {
   if (source >= n) {
-    throw graph_error(fmt::format("{} source {} is not one of the {} vertices", algorithm, source, n));
+    throw graph_error(
+        fmt::format("{} source {} is not one of the {} vertices", algorithm, source, n));
   }
 }
 

@@ -22,7 +22,7 @@ gap_generator::gap_generator(gap_kind kind, int scale, int degree)
   num_ids_ = std::uint64_t{1} << scale;
   num_edges_ = num_ids_ * static_cast<std::uint64_t>(degree);
   if (kind_ == gap_kind::kron) {
-    permutation_.resize(num_ids_);
+    permutation_ = huge_array<std::uint32_t>(num_ids_);
     std::iota(permutation_.begin(), permutation_.end(), std::uint32_t{0});
     std::mt19937 engine(static_cast<std::uint32_t>(gap::seed));
     std::shuffle(permutation_.begin(), permutation_.end(), engine);
@@ -52,19 +52,20 @@ void gap_generator::read_chunk(std::uint64_t chunk, std::vector<raw_edge>& out) 
     }
     return;
   }
+  constexpr std::uint32_t a = gap::rmat_a;
+  constexpr std::uint32_t ab = gap::rmat_a + gap::rmat_b;
+  constexpr std::uint32_t abc = gap::rmat_a + gap::rmat_b + gap::rmat_c;
   for (raw_edge& e : out) {
     std::uint32_t src = 0;
     std::uint32_t dst = 0;
     for (int depth = 0; depth < scale_; ++depth) {
-      const std::uint32_t r = static_cast<std::uint32_t>(engine());
-      src <<= 1;
-      dst <<= 1;
-      if (r < gap::rmat_a + gap::rmat_b) {
-        if (r > gap::rmat_a) ++dst;
-      } else {
-        ++src;
-        if (r > gap::rmat_a + gap::rmat_b + gap::rmat_c) ++dst;
-      }
+      // GAP: if (r < A+B) { if (r > A) dst++; } else { src++; if (r > A+B+C) dst++; }
+      // written without branches: the draws are random, so branches would mispredict.
+      const auto r = static_cast<std::uint32_t>(engine());
+      const std::uint32_t src_bit = r >= ab ? 1u : 0u;
+      const std::uint32_t dst_bit = (src_bit != 0u ? r > abc : r > a) ? 1u : 0u;
+      src = src << 1 | src_bit;
+      dst = dst << 1 | dst_bit;
     }
     e.u = permutation_[src];
     e.v = permutation_[dst];

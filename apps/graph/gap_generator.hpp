@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/graph/edge_source.hpp"
+#include "apps/graph/huge_array.hpp"
 
 namespace bam::graph {
 
@@ -47,7 +48,7 @@ class gap_generator final : public edge_source {
   int degree_;
   std::uint64_t num_ids_;
   std::uint64_t num_edges_;
-  std::vector<std::uint32_t> permutation_;  ///< kron only
+  huge_array<std::uint32_t> permutation_;  ///< kron only
 };
 
 }  // namespace bam::graph

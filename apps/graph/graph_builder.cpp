@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "apps/graph/csr_writer.hpp"
 #include "apps/graph/error.hpp"
 #include "apps/graph/gap_random.hpp"
+#include "apps/graph/huge_array.hpp"
 #include "apps/graph/parallel.hpp"
 
 namespace bam::graph {
@@ -100,10 +100,9 @@ class builder {
       throw graph_error(fmt::format("{}: vertex id {} is not below the declared {} vertices",
                                     source_.name(), scan.id_end - 1, n));
     }
-    if (scan.counted) {
-      degrees_.resize(n);
-    } else {
-      degrees_.assign(n, 0);
+    n_ = n;
+    if (!scan.counted) {
+      degrees_ = huge_array<std::uint64_t>(n);
       count_degrees();
     }
     const csr_shape shape{n, weighted_, symmetric_, options_.id_bytes};
@@ -123,7 +122,7 @@ class builder {
     const std::optional<std::uint64_t> bound = source_.id_bound();
     scan_result scan;
     scan.counted = bound.has_value();
-    if (scan.counted) degrees_.assign(*bound, 0);
+    if (scan.counted) degrees_ = huge_array<std::uint64_t>(*bound);
     std::vector<std::uint64_t> counts(n_chunks);
     std::vector<std::uint64_t> thread_id_end(threads_, 0);
     progress_.start("read", n_chunks);
@@ -177,7 +176,7 @@ class builder {
     constexpr std::uint64_t per_vertex_bytes = 3 * sizeof(std::uint64_t);  // start, cursor, degree
     std::vector<std::uint64_t> bounds{0};
     std::uint64_t used = 0;
-    for (std::uint64_t u = 0; u < degrees_.size(); ++u) {
+    for (std::uint64_t u = 0; u < n_; ++u) {
       const std::uint64_t cost = degrees_[u] * entry_bytes + per_vertex_bytes;
       if (used + cost > budget && u > bounds.back()) {
         bounds.push_back(u);
@@ -185,7 +184,7 @@ class builder {
       }
       used += cost;
     }
-    if (!degrees_.empty()) bounds.push_back(degrees_.size());
+    if (n_ > 0) bounds.push_back(n_);
     return bounds;
   }
 
@@ -211,10 +210,11 @@ class builder {
   void build_bucket(csr_writer& writer, std::uint64_t lo, std::uint64_t hi,
                     const std::string& tag) {
     const std::uint64_t n_local = hi - lo;
-    std::vector<std::uint64_t> start(n_local + 1);
+    huge_array<std::uint64_t> start(n_local + 1);
     for (std::uint64_t i = 0; i < n_local; ++i) start[i + 1] = start[i] + degrees_[lo + i];
-    std::vector<std::uint64_t> cursor(start.begin(), start.end() - 1);
-    const std::unique_ptr<Entry[]> entries(new Entry[start.back()]);  // filled below, not zeroed
+    huge_array<std::uint64_t> cursor(n_local);
+    std::copy(start.begin(), start.end() - 1, cursor.begin());
+    huge_array<Entry> entries(start[n_local]);
 
     progress_.start("fill" + tag, source_.num_chunks());
     parallel_for(source_.num_chunks(), threads_, [&](std::uint64_t c, unsigned t) {
@@ -226,11 +226,11 @@ class builder {
         if (e.u == e.v) continue;
         if (e.u >= lo && e.u < hi) {
           const std::uint64_t i = e.u - lo;
-          store<Id>(entries.get(), claim(cursor[i], start[i + 1]), e.v, w);
+          store<Id>(entries.data(), claim(cursor[i], start[i + 1]), e.v, w);
         }
         if (symmetric_ && e.v >= lo && e.v < hi) {
           const std::uint64_t i = e.v - lo;
-          store<Id>(entries.get(), claim(cursor[i], start[i + 1]), e.u, w);
+          store<Id>(entries.data(), claim(cursor[i], start[i + 1]), e.u, w);
         }
       }
       progress_.advance();
@@ -250,8 +250,8 @@ class builder {
     constexpr std::uint64_t grain = 1u << 12;
     parallel_for_ranges(n_local, grain, threads_, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       for (std::uint64_t i = a; i < z; ++i) {
-        Entry* first = entries.get() + start[i];
-        Entry* last = entries.get() + start[i + 1];
+        Entry* first = entries.data() + start[i];
+        Entry* last = entries.data() + start[i + 1];
         std::sort(first, last);
         kept[i] =
             static_cast<std::uint64_t>(std::unique(first, last,
@@ -262,7 +262,7 @@ class builder {
       }
       progress_.advance(z - a);
     });
-    write_cleaned<Id, Entry>(writer, entries.get(), start, kept, tag);
+    write_cleaned<Id, Entry>(writer, entries.data(), start, kept, tag);
   }
 
   /// Claims the next slot of a vertex's list; a source that replays differently is refused
@@ -290,8 +290,8 @@ class builder {
   /// Streams the kept prefix of every list to the writer through bounded staging buffers.
   template <class Id, class Entry>
   void write_cleaned(csr_writer& writer, const Entry* entries,
-                     const std::vector<std::uint64_t>& start,
-                     const std::vector<std::uint64_t>& kept, const std::string& tag) {
+                     const huge_array<std::uint64_t>& start, const std::vector<std::uint64_t>& kept,
+                     const std::string& tag) {
     constexpr std::uint64_t staging_entries = std::uint64_t{1} << 24;
     constexpr std::uint64_t grain = 1u << 12;
     const std::uint64_t n_local = kept.size();
@@ -337,7 +337,8 @@ class builder {
   bool symmetric_;
   progress_reporter progress_;
   std::vector<std::vector<raw_edge>> buffers_;  ///< one chunk buffer per thread
-  std::vector<std::uint64_t> degrees_;          ///< raw entries per vertex (before cleaning)
+  huge_array<std::uint64_t> degrees_;  ///< raw entries per vertex (before cleaning); >= n_ long
+  std::uint64_t n_ = 0;                ///< vertices of the output
   std::vector<std::uint64_t> chunk_first_edge_;
 };
 
