@@ -5,12 +5,14 @@
 # (no argument: build test sanitize bench-all demo). It builds from the working tree with the
 # box's own toolchain (the box cannot download; Debian's GoogleTest sources are carried in
 # .carry/googletest when the box has none), runs the GPU tests, compute-sanitizer on the core
-# kernels, and the benchmarks, and leaves logs and bench JSON in $OUT (files come back from there).
+# kernels, and the benchmarks. $OUT gets summary.log, the bench JSON and logs.tar.gz (every step's
+# full log), since the device tool returns at most 8 files.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/build/gpu-out}
 build=$root/build-gpu
-mkdir -p "$out"
+logs=$build/logs
+mkdir -p "$out" "$logs"
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
 
@@ -18,9 +20,9 @@ log() { printf '\n== %s\n' "$*" | tee -a "$out/summary.log"; }
 run() {  # run NAME CMD...: output to $out/NAME.log, the last lines to the summary
   local name=$1; shift
   log "$name: $*"
-  "$@" > "$out/$name.log" 2>&1
+  "$@" > "$logs/$name.log" 2>&1
   local rc=$?
-  tail -n 40 "$out/$name.log" | tee -a "$out/summary.log"
+  tail -n 40 "$logs/$name.log" | tee -a "$out/summary.log"
   [ $rc -eq 0 ] || { echo "!! $name failed with $rc" | tee -a "$out/summary.log"; status=1; }
   return $rc
 }
@@ -33,14 +35,14 @@ do_build() {
       -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest[@]}" && run build cmake --build "$build" -j 16
 }
 do_test() {
-  run gpu-tests bash -c "cd '$build' && ctest --output-on-failure -L gpu --timeout 300"
+  run gpu-tests bash -c "cd '$build' && ctest --output-on-failure -L gpu --timeout 120"
 }
 do_sanitize() {
   for t in "$build"/tests/*_gpu_test; do
     [ -x "$t" ] || continue
     local n; n=$(basename "$t")
-    run "memcheck-$n" compute-sanitizer --tool memcheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
-    run "racecheck-$n" compute-sanitizer --tool racecheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
+    run "memcheck-$n" timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
+    run "racecheck-$n" timeout 120 compute-sanitizer --tool racecheck --error-exitcode 3 "$t" --gtest_filter='*Sanitize*'
   done
 }
 do_bench() {
@@ -69,4 +71,5 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+tar czf "$out/logs.tar.gz" -C "$build" logs
 exit $status

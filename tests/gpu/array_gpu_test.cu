@@ -159,7 +159,7 @@ TEST_F(ArrayGpu, APinnedPageNeverChangesWhileOtherWarpsEvict) {
   bam::page_cache_options co;
   co.cache_bytes = 2048 * 4096;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint64_t>("words", 1, 0, (1u << 24) * 512 / 8);
+  const auto a = cache.map<std::uint64_t>("words", 1, 0, (1ull << 24) * 512 / 8);
   counts* c = make_counts();
   pinned_under_pressure<<<sms(), 512>>>(a, seed, 64, c);
   BAM_CUDA_TRY(cudaGetLastError());
@@ -172,7 +172,7 @@ TEST_F(ArrayGpu, FetchAddsFromEveryWarpAllCount) {
   auto ram = std::make_shared<bam::host::ram_store>(512, (8u << 20) / 512);
   bam::host::emulated_system sys(system(ram));
   bam::page_cache_options co;
-  co.cache_bytes = 1u << 20;
+  co.cache_bytes = 8u << 20;  // every page of the array can be pinned at once (see page_cache_options)
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<unsigned long long>("counters", 1, 0, (4u << 20) / 8);
   const unsigned grid = sms() * 2, block = 256, per = 16;

@@ -64,7 +64,7 @@ __global__ void read_verify(const queue_pair_ref<>* pairs, unsigned n_pairs, std
 __global__ void write_then_read(const queue_pair_ref<>* pairs, unsigned n_pairs, std::byte* frames, std::uint64_t bus,
                                 unsigned block, std::uint64_t timeout, counters* c) {
   const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  const queue_pair_ref<>& qp = pairs[tid % n_pairs];
+  const queue_pair_ref<>& qp = pairs[(tid / 32) % n_pairs];
   auto* words = reinterpret_cast<std::uint64_t*>(frames + tid * 4096);
   const std::uint64_t lba = tid * (4096 / block);
   for (unsigned w = 0; w < 512; ++w) words[w] = (tid << 20) ^ w ^ 0xabcdef;
@@ -146,7 +146,7 @@ TEST_F(QueueGpu, SanitizeSmallReadsAndWritesRoundTrip) {
   bring_up(ns, 4, 64, 2);
   const unsigned grid = 4, block = 64;
   auto frames = dma_->allocate(grid * block * 4096, bam::memory_kind::host);
-  write_then_read<<<grid, block>>>(pairs(), n_pairs(), frames.device(), frames.bus_at(0), 512, 30 * seconds,
+  write_then_read<<<grid, block>>>(pairs(), n_pairs(), frames.device(), frames.bus_at(0), 512, 10 * seconds,
                                    dev_counters());
   BAM_CUDA_TRY(cudaGetLastError());
   const counters c = result();
