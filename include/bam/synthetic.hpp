@@ -39,7 +39,8 @@ BAM_HD inline bool synthetic_word_aligned(std::uint64_t byte_offset, const void*
 
 /**
  * @brief Writes bytes [byte_offset, byte_offset + bytes) of a synthetic namespace to `dst`.
- * @note Word-at-a-time when `byte_offset` and `dst` are 8-byte aligned, byte-at-a-time otherwise.
+ * @note Word-at-a-time when `byte_offset` and `dst` are 8-byte aligned (four independent words
+ *       per step, so their multiplies overlap), byte-at-a-time otherwise.
  */
 BAM_HD inline void synthetic_fill(std::uint64_t seed, std::uint64_t byte_offset, std::byte* dst,
                                   std::size_t bytes) {
@@ -47,6 +48,15 @@ BAM_HD inline void synthetic_fill(std::uint64_t seed, std::uint64_t byte_offset,
   if (detail::synthetic_word_aligned(byte_offset, dst)) {
     auto* words = reinterpret_cast<std::uint64_t*>(dst);
     const std::uint64_t first = byte_offset >> 3;
+    for (; i + 32 <= bytes; i += 32) {
+      const std::uint64_t w = first + (i >> 3);
+      const std::uint64_t a = synthetic_word(seed, w), b = synthetic_word(seed, w + 1),
+                          c = synthetic_word(seed, w + 2), d = synthetic_word(seed, w + 3);
+      words[(i >> 3)] = a;
+      words[(i >> 3) + 1] = b;
+      words[(i >> 3) + 2] = c;
+      words[(i >> 3) + 3] = d;
+    }
     for (; i + 8 <= bytes; i += 8) words[i >> 3] = synthetic_word(seed, first + (i >> 3));
   }
   for (; i < bytes; ++i) dst[i] = synthetic_byte(seed, byte_offset + i);
@@ -62,6 +72,14 @@ BAM_HD inline std::size_t synthetic_mismatch(std::uint64_t seed, std::uint64_t b
   if (detail::synthetic_word_aligned(byte_offset, src)) {
     const auto* words = reinterpret_cast<const std::uint64_t*>(src);
     const std::uint64_t first = byte_offset >> 3;
+    for (; i + 32 <= bytes; i += 32) {  // four words per step, as in synthetic_fill
+      const std::uint64_t w = first + (i >> 3);
+      const std::uint64_t* p = words + (i >> 3);
+      if (((p[0] ^ synthetic_word(seed, w)) | (p[1] ^ synthetic_word(seed, w + 1)) |
+           (p[2] ^ synthetic_word(seed, w + 2)) | (p[3] ^ synthetic_word(seed, w + 3))) != 0) {
+        break;
+      }
+    }
     while (i + 8 <= bytes && words[i >> 3] == synthetic_word(seed, first + (i >> 3))) i += 8;
   }
   for (; i < bytes; ++i) {
