@@ -107,10 +107,14 @@ int main(int argc, char** argv) {
   int degree = 16;
   bool weighted = false;
   build_flags generate_flags;
-  auto* kron_opt = generate->add_option("-g,--kron", kron_scale,
-                                        "Kronecker (R-MAT) graph with 2^SCALE vertices (GAP -g)");
-  auto* urand_opt = generate->add_option("-u,--urand", urand_scale,
-                                         "uniform random graph with 2^SCALE vertices (GAP -u)");
+  auto* kron_opt = generate
+                       ->add_option("-g,--kron", kron_scale,
+                                    "Kronecker (R-MAT) graph with 2^SCALE vertices (GAP -g)")
+                       ->type_name("SCALE");
+  auto* urand_opt = generate
+                        ->add_option("-u,--urand", urand_scale,
+                                     "uniform random graph with 2^SCALE vertices (GAP -u)")
+                        ->type_name("SCALE");
   kron_opt->excludes(urand_opt);
   generate->add_option("-k,--degree", degree, "edges generated per vertex (GAP -k)")
       ->capture_default_str();
