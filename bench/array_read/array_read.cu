@@ -70,6 +70,44 @@ __global__ void sequential_reads(View v, counts* c) {
   atomicAdd(&c->reads, reads);
 }
 
+/// Page-wise sequential reads: warp w reads pages w, w + warps, ... element by element, with
+/// one page pinned for the whole page (bam::array::pin_page) or plain loads (other views).
+template <class View>
+__global__ void sequential_pages(View v, std::uint64_t per_page, counts* c) {
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * blockDim.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  unsigned long long wrong = 0, reads = 0;
+  for (std::uint64_t page = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32; page * per_page < v.size();
+       page += warps) {
+    if constexpr (requires { v.elems_per_page(); }) {
+      bam::gpu::warp_group g;
+      const auto p = v.pin_page(g, page * per_page);
+      if (p.ok()) {
+        for (std::uint64_t j = lane; j < p.size(); j += 32) wrong += p[j] != bam::synthetic_word(seed, p.first() + j);
+        reads += (p.size() + 31 - lane) / 32;
+      }
+    } else {
+      for (std::uint64_t j = lane; j < per_page; j += 32) wrong += v[page * per_page + j] != bam::synthetic_word(seed, page * per_page + j);
+      reads += per_page / 32;
+    }
+  }
+  if (wrong) atomicAdd(&c->wrong, wrong);
+  atomicAdd(&c->reads, reads);
+}
+
+/// First touch: thread r reads one element of page perm(r), every page distinct (a bijection of
+/// the page numbers when n_pages is a power of two), so each read is a cold miss.
+template <class View>
+__global__ void first_touch(View v, std::uint64_t per_page, std::uint64_t n_pages, std::uint64_t count, counts* c) {
+  const std::uint64_t r = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  if (r >= count) return;
+  const std::uint64_t page = (r * 0x9E3779B97F4A7C15ull) % n_pages;
+  const std::uint64_t i = page * per_page + (r * 7) % per_page;
+  const bool wrong = v[i] != bam::synthetic_word(seed, i);
+  if (wrong) atomicAdd(&c->wrong, 1ull);
+  atomicAdd(&c->reads, 1ull);
+}
+
 /// Raw queue rate: every thread reads random 4 KiB blocks into its own frame, no cache.
 __global__ void raw_queue_reads(const bam::queues::queue_pair_ref<>* pairs, unsigned n_pairs, std::uint64_t frames_bus,
                                 std::uint64_t n_pages, unsigned per_thread, counts* c) {
@@ -195,18 +233,21 @@ int main(int argc, char** argv) {
   row("peers", "zero-copy", "zipf", 0, timed([&](counts* c) {
         random_reads<<<grid, block>>>(pinned_view, zipf_dev, zipf.size(), per_thread, 0, c);
       }));
-  // Unified Memory, first touch from the GPU (pages start on the host; never more than is free).
-  double uvm_random = 0;
+  // Unified Memory, first touch from the GPU: pages start on the host (never more managed memory
+  // than the GPU has free), and every read touches a page no read touched before.
+  const std::uint64_t touches = std::uint64_t(1) << 20;
+  double uvm_first_touch = 0;
   {
     std::size_t free_b = 0, total_b = 0;
     BAM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    const std::uint64_t uvm_bytes = std::min<std::uint64_t>(bytes, std::uint64_t(1) << (63 - __builtin_clzll(free_b / 2)));
     std::uint64_t* managed = nullptr;
-    const std::uint64_t uvm_bytes = std::min<std::uint64_t>(bytes, free_b / 2);
     BAM_CUDA_TRY(cudaMallocManaged(&managed, uvm_bytes));
     std::memcpy(managed, pinned, uvm_bytes);
-    uvm_random = row("peers", "uvm-first-touch", "uniform", 0, timed([&](counts* c) {
-                       random_reads<<<grid, block>>>(plain_view{managed, uvm_bytes / 8}, nullptr, 1, per_thread, 3, c);
-                     }));
+    const plain_view mv{managed, uvm_bytes / 8};
+    uvm_first_touch = row("first-touch", "uvm", "distinct pages", 4096, timed([&](counts* c) {
+                            first_touch<<<unsigned((touches + 255) / 256), 256>>>(mv, 512, uvm_bytes / 4096, touches, c);
+                          }));
     cudaFree(managed);
   }
 
@@ -249,13 +290,29 @@ int main(int argc, char** argv) {
     const double vram_part_random = row("hits", "vram", "uniform", 0, timed([&](counts* c) {
                                           random_reads<<<grid, block>>>(vram_part, nullptr, 1, per_thread, 4, c);
                                         }));
-    hit_seq = row("hits", "bam", "sequential", 4096, timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); }));
-    const double vram_part_seq = row("hits", "vram", "sequential", 0,
-                                     timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_part, c); }));
+    row("hits", "bam", "sequential (a[i])", 4096, timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); }));
+    row("hits", "vram", "sequential (a[i])", 0, timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_part, c); }));
+    hit_seq = row("hits", "bam", "sequential (pinned pages)", 4096,
+                  timed([&](counts* c) { sequential_pages<<<grid, block>>>(a, 512, c); }));
+    const double vram_part_seq = row("hits", "vram", "sequential (pinned pages)", 0,
+                                     timed([&](counts* c) { sequential_pages<<<grid, block>>>(vram_part, 512, c); }));
     const auto s = cache.total_stats();
     rep.notes()["all_hit_misses_after_warmup"] = s.counts.misses;
     hit_random /= vram_part_random;
     hit_seq /= vram_part_seq;
+    cache.check();
+  }
+
+  // First touch through bam: a fresh cache, every read a cold miss on a distinct page.
+  double bam_first_touch = 0;
+  {
+    bam::page_cache_options o;
+    o.cache_bytes = bytes / 8;
+    bam::page_cache cache(sys.controllers(), sys.memory(), o);
+    const auto a = cache.map<std::uint64_t>("cold", 1, 0, n);
+    bam_first_touch = row("first-touch", "bam", "distinct pages", 4096, timed([&](counts* c) {
+                            first_touch<<<unsigned((touches + 255) / 256), 256>>>(a, 512, n / 512, touches, c);
+                          }));
     cache.check();
   }
 
@@ -290,12 +347,14 @@ int main(int argc, char** argv) {
   rep.headline() = {{"hit_random_vs_vram", hit_random},
                     {"hit_seq_vs_vram", hit_seq},
                     {"miss_vs_queue", raw_queue > 0 ? miss_4k / raw_queue : 0},
-                    {"vs_uvm_first_touch", uvm_random > 0 ? bam_uniform_4k / uvm_random : 0},
+                    {"vs_uvm_first_touch", uvm_first_touch > 0 ? bam_first_touch / uvm_first_touch : 0},
+                    {"bam_first_touch_pages_per_s", bam_first_touch},
+                    {"uvm_first_touch_pages_per_s", uvm_first_touch},
+                    {"bam_uniform_eighth_4k_reads_per_s", bam_uniform_4k},
                     {"vram_random_reads_per_s", vram_random},
                     {"vram_sequential_reads_per_s", vram_seq},
                     {"raw_queue_4k_per_s", raw_queue},
-                    {"bam_miss_4k_pages_per_s", miss_4k},
-                    {"uvm_first_touch_reads_per_s", uvm_random}};
+                    {"bam_miss_4k_pages_per_s", miss_4k}};
   rep.print();
   std::printf("wrote %s\n", rep.write(results).c_str());
   cudaFree(zipf_dev);

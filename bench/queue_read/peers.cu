@@ -139,7 +139,9 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
     r.error = "cuFileDriverOpen failed: " + std::string(cufileop_status_error(st.err));
     return r;
   }
-  const int fd = open(path.c_str(), O_RDONLY);
+  // O_DIRECT where the file system allows it: cuFile registers only such descriptors.
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) fd = open(path.c_str(), O_RDONLY);
   if (fd < 0) {
     r.error = "cannot open " + path;
     cuFileDriverClose();

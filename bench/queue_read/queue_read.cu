@@ -97,7 +97,7 @@ __global__ void queue_read_kernel(const queue_pair_ref<>* pairs, std::uint32_t n
 }
 
 struct config {
-  std::uint32_t queues, depth, workers, io_bytes;
+  std::uint32_t queues, depth, workers, io_bytes, blocks_per_sm;
 };
 
 struct result {
@@ -107,7 +107,7 @@ struct result {
 };
 
 result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& ns, bam::host::cuda_memory& cuda,
-               std::uint64_t seed, unsigned blocks_per_sm, std::uint32_t ops) {
+               std::uint64_t seed, std::uint32_t ops) {
   bam::host::emulated_iommu iommu;
   bam::host::iommu_memory dma(cuda, iommu);
   bam::host::emulated_controller::options eo;
@@ -122,7 +122,7 @@ result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& n
 
   int sms = 0;
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const unsigned threads = 256, grid = unsigned(sms) * blocks_per_sm;
+  const unsigned threads = 256, grid = unsigned(sms) * cfg.blocks_per_sm;
   const std::uint64_t n_threads = std::uint64_t(grid) * threads;
   bam::dma_buffer frames = dma.allocate(n_threads * cfg.io_bytes, bam::memory_kind::host, 4096);
   bam::dma_buffer pairs = cuda.allocate(sizeof(queue_pair_ref<>) * ctrl.io_queues().size(), bam::memory_kind::device);
@@ -175,13 +175,13 @@ int main(int argc, char** argv) {
   std::string results = "bench/results";
   std::uint64_t ns_gib = 8;
   std::uint32_t ops = 64;
-  unsigned blocks_per_sm = 4;
+  std::vector<std::uint32_t> blocks_per_sm{1, 4};
   std::vector<std::uint32_t> queue_counts{16, 64, 128}, depths{256, 1024}, worker_counts{4, 8, 14};
   std::string cufile_path = "/tmp/bam-queue-read.dat";
   app.add_option("--results", results, "directory for the JSON result");
   app.add_option("--namespace-gib", ns_gib, "RAM namespace size in GiB")->check(CLI::Range(1, 64));
   app.add_option("--ops", ops, "reads per GPU thread per configuration");
-  app.add_option("--blocks-per-sm", blocks_per_sm, "thread blocks of 256 per SM");
+  app.add_option("--blocks-per-sm", blocks_per_sm, "thread blocks of 256 per SM to sweep (fewer reads in flight keep frames in the CPU's cache)");
   app.add_option("--queues", queue_counts, "I/O queue pair counts to sweep");
   app.add_option("--depths", depths, "queue depths to sweep");
   app.add_option("--workers", worker_counts, "emulator worker thread counts to sweep");
@@ -229,20 +229,23 @@ int main(int argc, char** argv) {
     for (auto q : queue_counts) {
       for (auto d : depths) {
         for (auto w : worker_counts) {
-          const config cfg{q, d, w, io};
-          const result r = run_bam(cfg, ns512, cuda, seed, blocks_per_sm, ops);
+         for (auto bps : blocks_per_sm) {
+          const config cfg{q, d, w, io, bps};
+          const result r = run_bam(cfg, ns512, cuda, seed, ops * 4 / bps);
           nlohmann::json row = {{"io_bytes", io}, {"queues", q}, {"depth", d}, {"workers", w},
+                                {"gpu_threads", std::uint64_t(prop.multiProcessorCount) * bps * 256},
                                 {"reads_per_s", r.reads_per_s}, {"GB_per_s", r.gbytes_per_s},
                                 {"mean_latency_us", r.mean_latency_us}, {"completed", r.completed},
                                 {"failed", r.failed}, {"mismatched_words", r.mismatched}};
           if (!r.first_failure.empty()) row["first_failure"] = r.first_failure;
           rep.add_row("bam", row);
-          std::printf("io %u q %u d %u w %u: %.2f M reads/s, %.1f us, %llu mismatched, %llu failed\n", io, q, d, w,
-                      r.reads_per_s / 1e6, r.mean_latency_us, r.mismatched, r.failed);
+          std::printf("io %u q %u d %u w %u blocks/SM %u: %.2f M reads/s, %.1f us, %llu mismatched, %llu failed\n", io, q,
+                      d, w, bps, r.reads_per_s / 1e6, r.mean_latency_us, r.mismatched, r.failed);
           std::fflush(stdout);
           const bool clean = r.failed == 0 && r.mismatched == 0;
           if (clean && io == 4096 && r.reads_per_s > best4k) best4k = r.reads_per_s, best_cfg4k = row;
           if (clean && io == 512 && r.reads_per_s > best512) best512 = r.reads_per_s, best_cfg512 = row;
+         }
         }
       }
     }

@@ -49,12 +49,16 @@ __global__ void write_pattern(array<std::uint32_t> a) {
 __global__ void pinned_under_pressure(array<std::uint64_t> a, std::uint64_t seed, unsigned pinners, counts* c) {
   const std::uint64_t warp = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
   bam::gpu::warp_group g;
-  unsigned long long wrong = 0;
+  unsigned long long wrong = 0, failed = 0;
   if (warp < pinners) {
     const auto p = a.pin_page(g, warp * a.elems_per_page() * 7);
-    for (int round = 0; round < 200; ++round) {
-      for (std::uint64_t j = g.rank(); j < p.size(); j += 32) wrong += p[j] != bam::synthetic_word(seed, p.first() + j);
-      __nanosleep(1000);
+    if (!p.ok()) {
+      failed = 1;
+    } else {
+      for (int round = 0; round < 200; ++round) {
+        for (std::uint64_t j = g.rank(); j < p.size(); j += 32) wrong += p[j] != bam::synthetic_word(seed, p.first() + j);
+        __nanosleep(1000);
+      }
     }
   } else {
     for (unsigned k = 0; k < 64; ++k) {
@@ -63,6 +67,7 @@ __global__ void pinned_under_pressure(array<std::uint64_t> a, std::uint64_t seed
     }
   }
   if (wrong) atomicAdd(&c->wrong, wrong);
+  if (failed) atomicAdd(&c->reads, failed);
 }
 
 __global__ void count_up(array<unsigned long long> a, unsigned per_thread) {
@@ -157,13 +162,15 @@ TEST_F(ArrayGpu, APinnedPageNeverChangesWhileOtherWarpsEvict) {
   auto ns = std::make_shared<bam::host::synthetic_store>(bam::host::synthetic_store::options{512, 1u << 24, seed, 1});
   bam::host::emulated_system sys(system(ns));
   bam::page_cache_options co;
-  co.cache_bytes = 2048 * 4096;
+  co.cache_bytes = 32768 * 4096;  // more slots than the 17 k lanes below can pin at once
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint64_t>("words", 1, 0, (1ull << 24) * 512 / 8);
   counts* c = make_counts();
-  pinned_under_pressure<<<sms(), 512>>>(a, seed, 64, c);
+  pinned_under_pressure<<<sms(), 128>>>(a, seed, 64, c);
   BAM_CUDA_TRY(cudaGetLastError());
-  EXPECT_EQ(read_counts(c).wrong, 0u);
+  const counts h = read_counts(c);
+  EXPECT_EQ(h.wrong, 0u);
+  EXPECT_EQ(h.reads, 0u) << "pins that failed";
   EXPECT_NO_THROW(cache.check());
   EXPECT_GT(cache.stats(0).counts.evictions, 0u);
 }
