@@ -7,6 +7,7 @@
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
 #include <bam/nvme/command.hpp>
 #include <bam/status.hpp>
@@ -14,6 +15,9 @@
 #include "cache/backend.hpp"
 #include "queues/prp.hpp"
 #include "queues/queue_set.hpp"
+
+#include <cuda/std/bit>
+#include <nv/target>
 
 #include <cstdint>
 #include <type_traits>
@@ -54,10 +58,62 @@ class nvme_backend {
   nvme_backend() = default;
   BAM_HD explicit nvme_backend(const storage& s) : s_(s) {}
 
-  /// Reads the page into `io.data` (see cache/backend.hpp for the contract).
-  BAM_HD status read_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::read); }
+  /// A read whose page waits in its pinned frame (host-pinned tier) until finish_reads copies it;
+  /// the frame's command id stays owned until then.
+  struct staged {
+    std::byte* frame = nullptr;  ///< the page's bytes in host memory; null when nothing is owed
+    std::byte* slot = nullptr;   ///< where they go
+    std::uint64_t ticket = 0;    ///< the command, whose id (and frame) finish_reads releases
+    std::uint32_t pair = 0;      ///< its queue pair
+    BAM_HD bool active() const noexcept { return frame != nullptr; }
+  };
+
+  /// Reads the page into `io.data` by one lane (see cache/backend.hpp for the contract).
+  BAM_HD status read_page(const cache::page_io& io) const {
+    staged s{};
+    const status st = start_read(io, s);
+    if (s.active()) {
+      copy(s.slot, s.frame);
+      s_.queues.at(s.pair).release(s.ticket);
+    }
+    return st;
+  }
+  /// Reads the page into its frame, or straight into the slot on the peer-to-peer tier
+  /// (cache::staged_backend).
+  BAM_HD status start_read(const cache::page_io& io, staged& s) const {
+    return transfer(io, nvme::io_opcode::read, &s);
+  }
+  /**
+   * @brief Copies every active lane's frame into its slot with the whole group, 16 bytes per lane
+   * per step (a warp moves 512 contiguous bytes per instruction: few, large PCIe reads), then
+   * releases the frames' command ids. Collective; `mine` stays active so the caller knows it
+   * has a fill to publish.
+   * @note The first sync orders each leader's acquire of its completion before its peers' loads
+   * of the frame; loads bypass L1 (a frame is rewritten by the controller for every command).
+   * The second orders every lane's slot stores before the leaders' release that publishes them.
+   */
+  template <class Group>
+  BAM_HD void finish_reads(Group& g, const staged& mine) const {
+    detail::lane_mask owed = g.ballot(mine.active());
+    if (owed == 0) return;
+    const detail::lane_mask members = g.ballot(true);
+    const unsigned me = unsigned(cuda::std::popcount(members & ((detail::lane_mask{1} << g.rank()) - 1)));
+    const unsigned n = unsigned(cuda::std::popcount(members));
+    g.sync();
+    const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
+    while (owed != 0) {
+      const unsigned j = unsigned(cuda::std::countr_zero(owed));
+      owed &= owed - 1;
+      const auto* src = reinterpret_cast<const uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.frame), j));
+      auto* dst = reinterpret_cast<uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.slot), j));
+      for (std::uint32_t v = me; v < vecs; v += n) dst[v] = load_uncached(src + v);
+    }
+    g.sync();
+    if (mine.active()) s_.queues.at(mine.pair).release(mine.ticket);
+  }
+
   /// Writes `io.data` to the page's blocks.
-  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write); }
+  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write, nullptr); }
 
   /// Sends NVMe Flush for `nsid` on every controller, from the calling thread.
   BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
@@ -81,7 +137,7 @@ class nvme_backend {
    * doorbell publish it to the controller. For a read, await()'s acquire makes the
    * controller's bytes visible before the copy.
    */
-  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op) const {
+  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op, staged* out) const {
     const range_placement& r = s_.ranges[io.key.range];
     const std::uint32_t controller = r.first_controller + std::uint32_t(io.key.page % r.controllers);
     const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
@@ -103,7 +159,10 @@ class nvme_backend {
     const queues::completion_result done = qp.await(t, io.deadline_ns);
     if (done.status == status::timeout) return fail_io(done.status, {}, controller, qp, t, op, r, lba, io);
     if (s_.latency_histogram) count_latency(detail::now_ns() - start);
-    if (done.ok() && frame && op == nvme::io_opcode::read) copy(io.data.data(), frame);
+    if (done.ok() && frame && op == nvme::io_opcode::read) {  // the copy is owed: keep the id
+      *out = staged{frame, io.data.data(), t, pair};
+      return status::ok;
+    }
     qp.release(t);
     if (!done.ok()) return fail_io(done.status, done.nvme_status, controller, qp, t, op, r, lba, io);
     return status::ok;
@@ -128,6 +187,12 @@ class nvme_backend {
   struct alignas(16) uint4_t {
     std::uint32_t x, y, z, w;
   };
+  /// A 16-byte load that does not keep the line in L1 (device), or a plain load (host).
+  BAM_HD static uint4_t load_uncached(const uint4_t* p) {
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                      (const uint4 v = __ldcv(reinterpret_cast<const uint4*>(p)); return uint4_t{v.x, v.y, v.z, v.w};),
+                      (return *p;))
+  }
 
   BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
                         const queues::queue_pair_ref<>& qp, std::uint64_t ticket, nvme::io_opcode op,
@@ -158,6 +223,6 @@ class nvme_backend {
 };
 
 static_assert(std::is_trivially_copyable_v<nvme_backend>);
-static_assert(cache::backend<nvme_backend>);
+static_assert(cache::staged_backend<nvme_backend>);
 
 }  // namespace bam
