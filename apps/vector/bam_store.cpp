@@ -4,6 +4,8 @@
 #include "host/file_store.hpp"
 #include "host/ram_store.hpp"
 
+#include <bam/error.hpp>
+
 #include <algorithm>
 
 namespace bam::vec {
@@ -39,24 +41,21 @@ std::shared_ptr<host::namespace_store> make_namespace(const ivf_index& index, bo
 
 }  // namespace
 
-bam_store::bam_store(const ivf_index& index, memory_resource& memory, const bam_store_options& o) : index_(index) {
-  dma_ = std::make_unique<host::iommu_memory>(memory, iommu_);
-  host::emulated_controller::options eo;
-  eo.n_workers = o.workers;
-  eo.max_io_queues = std::uint16_t(std::min<std::uint32_t>(o.queues, 65535));
-  eo.idle_spin_ns = o.idle_spin_ns;
-  emu_ = std::make_unique<host::emulated_controller>(memory, iommu_,
-                                                     std::vector{make_namespace(index, o.ram)}, eo);
-  host::controller_options co;
-  co.io_queue_pairs = o.queues;
-  co.queue_depth = o.depth;
-  co.driver = o.gpu ? host::io_driver::gpu : host::io_driver::cpu;
-  ctrl_ = std::make_unique<host::controller>(emu_->bar(), *dma_, co);
+bam_store::bam_store(const ivf_index& index, const bam_store_options& o) : index_(index) {
+  host::emulated_system_options so;
+  so.controllers = {{make_namespace(index, o.ram)}};
+  so.workers_per_controller = o.workers;
+  so.queue_pairs = o.queues;
+  so.queue_depth = o.depth;
+  so.use_gpu = o.gpu;
+  so.emulator.idle_spin_ns = o.idle_spin_ns;
+  system_ = std::make_unique<host::emulated_system>(so);
+  BAM_EXPECTS(system_->on_gpu() == o.gpu, "bam_store: GPU-driven queues asked for, but no GPU is present");
   page_cache_options po;
   po.page_bytes = o.page_bytes;
   po.cache_bytes = std::max(o.cache_bytes, o.page_bytes * 64);
   po.timeout = std::chrono::milliseconds(60'000);
-  cache_ = std::make_unique<page_cache>(std::vector<host::controller*>{ctrl_.get()}, *dma_, po);
+  cache_ = std::make_unique<page_cache>(system_->controllers(), system_->memory(), po);
 }
 
 bam_store::~bam_store() = default;

@@ -6,11 +6,8 @@
 
 #include "apps/vector/ivf_index.hpp"
 
-#include "host/controller.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
+#include "host/emulated_system.hpp"
 
-#include <bam/memory.hpp>
 #include <bam/page_cache.hpp>
 
 #include <cstddef>
@@ -20,7 +17,7 @@
 namespace bam::vec {
 
 struct bam_store_options {
-  bool gpu = false;                  ///< GPU kernels drive the queues (else CPU threads)
+  bool gpu = false;  ///< GPU kernels drive the queues (needs a GPU; else CPU threads)
   std::size_t cache_bytes = 64 << 20;  ///< page cache slot memory (VRAM on the GPU)
   std::size_t page_bytes = 4096;
   bool ram = false;                  ///< serve a RAM copy of the file instead of the file
@@ -34,11 +31,10 @@ class bam_store {
  public:
   /**
    * @param index the opened index (its file backs the namespace); must outlive the store
-   * @param memory slot/table memory (cuda_memory on the GPU, heap_memory on the CPU); must
-   *        outlive the store
-   * @throw bam::invalid_argument for bad options; bam::error from the controller bring-up
+   * @throw bam::invalid_argument for bad options or `gpu` without a GPU; bam::error from the
+   * controller bring-up
    */
-  bam_store(const ivf_index& index, memory_resource& memory, const bam_store_options& o);
+  bam_store(const ivf_index& index, const bam_store_options& o);
   ~bam_store();
   bam_store(const bam_store&) = delete;
   bam_store& operator=(const bam_store&) = delete;
@@ -57,10 +53,7 @@ class bam_store {
 
  private:
   const ivf_index& index_;
-  host::emulated_iommu iommu_;
-  std::unique_ptr<host::iommu_memory> dma_;
-  std::unique_ptr<host::emulated_controller> emu_;
-  std::unique_ptr<host::controller> ctrl_;
+  std::unique_ptr<host::emulated_system> system_;
   std::unique_ptr<page_cache> cache_;
 };
 

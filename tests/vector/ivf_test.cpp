@@ -11,7 +11,6 @@
 #include "apps/vector/recall.hpp"
 #include "apps/vector/rows_view.hpp"
 
-#include "host/heap_memory.hpp"
 #include "tests/vector/temp_dir.hpp"
 
 #include <bam/error.hpp>
@@ -103,12 +102,11 @@ TEST(Ivf, SearchThroughBamArrayMatchesMemoryAndReachesRecall) {
   const auto b = build(20000, scalar_type::f32, metric::l2, 64, false);
   const ivf_index index(b->path);
   const auto gt = truth(b->base, b->queries, metric::l2, 10);
-  bam::host::heap_memory heap;
   bam_store_options so;
   so.cache_bytes = index.header().vectors.bytes / 10;  // 10% of the vectors
   so.workers = 1;
   so.idle_spin_ns = 5'000;  // two cores: the controller thread must not starve the searchers
-  bam_store store(index, heap, so);
+  bam_store store(index, so);
   const auto cached = store.vectors<float>();
   matrix<float> few(40, b->queries.dim);  // through bam: 40 queries keep the test short on 2 cores
   std::copy_n(b->queries.data.begin(), few.data.size(), few.data.begin());
@@ -137,8 +135,7 @@ TEST(Ivf, HalfAndByteStorageSearchAndKeepRecall) {
     const ivf_index index(b->path);
     EXPECT_EQ(index.scalar(), storage);
     const auto gt = truth(b->base, b->queries, metric::l2, 10);
-    bam::host::heap_memory heap;
-    bam_store store(index, heap, {.cache_bytes = 1 << 20, .ram = true, .workers = 1, .idle_spin_ns = 5'000});
+    bam_store store(index, {.cache_bytes = 1 << 20, .ram = true, .workers = 1, .idle_spin_ns = 5'000});
     const search_options o{10, 12};
     const double r = visit_scalar(storage, [&](auto tag) {
       using T = decltype(tag);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// The IVF searcher's host side: VRAM state and the per-batch pipeline (coarse GEMM, probe
+// selection, pairs grouped by list, list scan, merge).
+#include "apps/vector/gpu_ivf_scan.cuh"
+#include "apps/vector/gpu_rows.cuh"
+#include "apps/vector/gpu_search.hpp"
+#include "apps/vector/gpu_select.cuh"
+#include "apps/vector/gpu_source.cuh"
+#include "apps/vector/gpu_util.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <chrono>
+
+namespace bam::vec::gpu {
+
+namespace {
+
+/// counts[probe[i]] += 1 for every (query, probe) pair i.
+__global__ void count_pairs(const std::int64_t* probes, std::uint64_t n, std::uint32_t* counts) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+    atomicAdd(&counts[probes[i]], 1u);
+}
+
+/// chunks[l] = work items of list l (ceil(pairs / scan_queries)); chunks[n_lists] = 0.
+__global__ void count_chunks(const std::uint32_t* counts, std::uint32_t n_lists, std::uint32_t* chunks) {
+  const std::uint32_t l = blockIdx.x * blockDim.x + threadIdx.x;
+  if (l <= n_lists) chunks[l] = l < n_lists ? (counts[l] + scan_queries - 1) / scan_queries : 0;
+}
+
+/// Counting sort: pair i goes to the next free place of its list (order within a list is free).
+__global__ void scatter_pairs(const std::int64_t* probes, std::uint64_t n, std::uint32_t* cursor, std::uint32_t* slot) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+    slot[atomicAdd(&cursor[probes[i]], 1u)] = std::uint32_t(i);
+}
+
+unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>(ceil_div(n, 256), 1, 8192)); }
+
+}  // namespace
+
+struct ivf_searcher::state {
+  blas blas;
+  device_buffer<float> centroids, cnorm, queries, scores, probe_key, cand_key, out_dist;
+  device_buffer<std::uint64_t> offsets;
+  device_buffer<std::int64_t> ids, probes, cand_row, out_ids;
+  device_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
+  device_buffer<std::byte> temp;
+  std::uint64_t batches = 0;
+
+  /// ExclusiveSum of n values (CUB), temporary storage grown as needed.
+  void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::uint32_t n) {
+    std::size_t bytes = 0;
+    BAM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
+    temp.reserve(std::max<std::size_t>(bytes, 1));  // a null pointer would make CUB only size the work
+    BAM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, in, out, n));
+  }
+};
+
+ivf_searcher::ivf_searcher(const ivf_index& index) : index_(index), s_(std::make_unique<state>()) {
+  BAM_EXPECTS(index.dim() <= max_gpu_dim, index.path() + ": dimension " + std::to_string(index.dim()) +
+                                               " exceeds the GPU search limit " + std::to_string(max_gpu_dim));
+  BAM_EXPECTS(index.size() < (std::uint64_t{1} << 40), index.path() + ": too many vectors for the GPU searcher");
+  const std::uint32_t nl = index.n_lists();
+  s_->centroids = device_buffer<float>(index.centroids().size());
+  s_->centroids.upload(index.centroids());
+  s_->cnorm = device_buffer<float>(nl);
+  row_norms(s_->centroids.data(), nl, index.dim(), s_->cnorm.data());
+  s_->offsets = device_buffer<std::uint64_t>(nl + 1);
+  s_->offsets.upload(index.list_offsets());
+  s_->ids = device_buffer<std::int64_t>(index.size());
+  s_->ids.upload(index.ids());
+  for (auto* b : {&s_->counts, &s_->chunks, &s_->pair_begin, &s_->chunk_begin, &s_->cursor})
+    *b = device_buffer<std::uint32_t>(nl + 1);
+}
+
+ivf_searcher::~ivf_searcher() = default;
+
+search_results ivf_searcher::search(const matrix<float>& queries, const search_options& o, const list_source& src,
+                                    std::uint64_t batch, const batch_fn& on_batch) {
+  check_ivf_request(index_, queries.dim, o);
+  BAM_EXPECTS(scalar_of_source(src) == index_.scalar(), "IVF search: the source holds " + to_string(scalar_of_source(src)) +
+                                                            " vectors, " + index_.path() + " stores " +
+                                                            to_string(index_.scalar()));
+  const std::uint32_t d = index_.dim(), nl = index_.n_lists(), k = o.k, np = o.nprobe;
+  if (batch == 0) {  // scores, candidates and queries of a batch within 1 GiB
+    const std::uint64_t per_query = std::uint64_t(nl) * 4 + std::uint64_t(np) * k * 12 + std::uint64_t(d) * 4 + np * 16;
+    batch = std::max<std::uint64_t>(1, (std::uint64_t{1} << 30) / per_query);
+  }
+  batch = std::min<std::uint64_t>({batch, queries.rows, std::uint64_t{1} << 24});
+  BAM_EXPECTS(batch * np < (std::uint64_t{1} << 32), "IVF search: batch x nprobe must stay below 2^32 pairs");
+  state& s = *s_;
+  s.queries.reserve(batch * d);
+  s.scores.reserve(batch * nl);
+  s.probe_key.reserve(batch * np);
+  s.probes.reserve(batch * np);
+  s.pair_slot.reserve(batch * np);
+  s.cand_key.reserve(batch * np * k);
+  s.cand_row.reserve(batch * np * k);
+  s.out_ids.reserve(batch * k);
+  s.out_dist.reserve(batch * k);
+
+  search_results out(queries.rows, k);
+  for (std::uint64_t first = 0; first < queries.rows; first += batch) {
+    const std::uint64_t nb = std::min(batch, queries.rows - first);
+    const std::uint64_t pairs = nb * np;
+    BAM_CUDA_TRY(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    s.queries.upload({queries.data.data() + first * d, nb * d});
+    // Coarse: the nprobe nearest lists of every query.
+    s.blas.scores(s.queries.data(), nb, s.centroids.data(), nl, d, s.scores.data());
+    topk_rows(s.scores.data(), nb, nl, s.cnorm.data(), index_.metric(), np, nullptr, nullptr, s.probe_key.data(),
+              s.probes.data(), 0);
+    // Group the pairs by list.
+    BAM_CUDA_TRY(cudaMemset(s.counts.data(), 0, (nl + 1) * sizeof(std::uint32_t)));
+    count_pairs<<<grid_for(pairs), 256>>>(s.probes.data(), pairs, s.counts.data());
+    count_chunks<<<unsigned(ceil_div(nl + 1, 256)), 256>>>(s.counts.data(), nl, s.chunks.data());
+    check_launch("IVF pair counts");
+    s.exclusive_sum(s.counts.data(), s.pair_begin.data(), nl + 1);
+    s.exclusive_sum(s.chunks.data(), s.chunk_begin.data(), nl + 1);
+    BAM_CUDA_TRY(cudaMemcpy(s.cursor.data(), s.pair_begin.data(), nl * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice));
+    scatter_pairs<<<grid_for(pairs), 256>>>(s.probes.data(), pairs, s.cursor.data(), s.pair_slot.data());
+    check_launch("IVF pair scatter");
+    // Scan the lists, then merge nprobe x k candidates per query.
+    const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
+                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, s.cand_key.data(), s.cand_row.data()};
+    const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
+    launch_scan(src, a, resident_blocks(src, scan_queries, items_bound));
+    merge_rows(s.cand_key.data(), s.cand_row.data(), nb, np * k, k, s.ids.data(), index_.metric(), nullptr,
+               s.out_ids.data(), s.out_dist.data());
+    s.out_ids.download({out.ids.data() + first * k, nb * k});
+    s.out_dist.download({out.distances.data() + first * k, nb * k});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (on_batch) on_batch({s.batches, first, nb, seconds});
+    ++s.batches;
+  }
+  return out;
+}
+
+}  // namespace bam::vec::gpu

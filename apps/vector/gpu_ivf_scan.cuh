@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::vec::gpu: the list scan of an IVF batch. One block (8 warps) per work item = one list and
+// up to 8 (query, probe) pairs that chose it; warp w owns pair w. The block walks the list in
+// tiles of TV vectors: each warp reads a contiguous eighth of the tile's elements with
+// store.read_range (bam: one page pin per warp at a time), then each warp computes its query's
+// keys for the tile (lanes stride the dimensions; a transposed shuffle reduction leaves vector v's
+// key in lane v) and pushes them into its group_topk. The pair's top-k goes to its slot of the
+// candidate buffer for the merge. nvcc only.
+#pragma once
+
+#include "apps/vector/gpu_search.hpp"
+#include "apps/vector/metric.hpp"
+#include "apps/vector/rows_view.hpp"
+
+#include <cstdint>
+
+namespace bam::vec::gpu {
+
+/// Pairs (and warps) per block.
+inline constexpr unsigned scan_queries = 8;
+
+struct scan_args {
+  const float* queries;                    ///< this batch's queries, nq x dim
+  const std::uint64_t* list_offsets;       ///< n_lists + 1 rows
+  const std::uint32_t* pair_slot;          ///< pairs grouped by list; slot = query * nprobe + probe
+  const std::uint32_t* list_pair_begin;    ///< n_lists + 1: the pairs of list l
+  const std::uint32_t* list_chunk_begin;   ///< n_lists + 1: the work items of list l
+  std::uint32_t n_lists, dim, nprobe, k;
+  metric m;
+  bool reverse;                            ///< take work items last list first
+  float* out_key;                          ///< nq * nprobe * k candidate keys
+  std::int64_t* out_row;                   ///< and their rows (-1: none)
+};
+
+/**
+ * @brief Launches the scan over `src` with `blocks` blocks (they stride over the work items,
+ * whose count the kernel reads from list_chunk_begin[n_lists]).
+ * @throw bam::invalid_argument when the dimension needs more shared memory than a block has
+ */
+void launch_scan(const list_source& src, const scan_args& a, std::uint64_t blocks);
+
+/// launch_scan for one element type, from VRAM or through bam (gpu_ivf_scan_<type>.cu).
+void launch_scan_typed(const rows_view<float>& vram, const scan_args& a, std::uint64_t blocks);
+void launch_scan_typed(const array<float>& cached, const scan_args& a, std::uint64_t blocks);
+void launch_scan_typed(const rows_view<half>& vram, const scan_args& a, std::uint64_t blocks);
+void launch_scan_typed(const array<half>& cached, const scan_args& a, std::uint64_t blocks);
+void launch_scan_typed(const rows_view<std::uint8_t>& vram, const scan_args& a, std::uint64_t blocks);
+void launch_scan_typed(const array<std::uint8_t>& cached, const scan_args& a, std::uint64_t blocks);
+
+}  // namespace bam::vec::gpu

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+// The list scan instantiated for f32 vectors.
+#include "apps/vector/gpu_ivf_scan_impl.cuh"
+
+namespace bam::vec::gpu {
+
+void launch_scan_typed(const rows_view<float>& vram, const scan_args& a, std::uint64_t blocks) {
+  launch_scan_for<float>(vram, a, blocks);
+}
+
+void launch_scan_typed(const array<float>& cached, const scan_args& a, std::uint64_t blocks) {
+  launch_scan_for<float>(cached, a, blocks);
+}
+
+}  // namespace bam::vec::gpu

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// bam::vec::gpu: VRAM buffers, the cuBLAS handle and the one GEMM every search uses
+// (row-major scores = A . B^T), for the vector-search kernels. nvcc only.
+#pragma once
+
+#include <bam/detail/cuda_try.hpp>
+#include <bam/error.hpp>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+
+namespace bam::vec::gpu {
+
+/// Throws bam::cuda_error naming a failed cuBLAS call.
+void throw_cublas(cublasStatus_t s, const char* call, const char* file, int line);
+
+#define BAM_CUBLAS_TRY(call)                                                          \
+  do {                                                                                \
+    const cublasStatus_t bam_cublas_status_ = (call);                                 \
+    if (bam_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                  \
+      ::bam::vec::gpu::throw_cublas(bam_cublas_status_, #call, __FILE__, __LINE__);   \
+  } while (0)
+
+/// Checks the last kernel launch and (when `sync`) waits for it; throws bam::cuda_error.
+void check_launch(const char* what, bool sync = false);
+
+[[nodiscard]] constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+/// A typed VRAM allocation (move-only; contents uninitialised).
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t n) : n_(n) {
+    if (n) BAM_CUDA_TRY(cudaMalloc(&p_, n * sizeof(T)));
+  }
+  device_buffer(device_buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (p_) cudaFree(p_);
+  }
+
+  [[nodiscard]] T* data() const { return p_; }
+  [[nodiscard]] std::size_t size() const { return n_; }
+  /// Grows (discarding the contents) to hold at least `n` elements.
+  void reserve(std::size_t n) {
+    if (n > n_) *this = device_buffer(n);
+  }
+  void upload(std::span<const T> src, std::size_t at = 0) {
+    BAM_CUDA_TRY(cudaMemcpy(p_ + at, src.data(), src.size_bytes(), cudaMemcpyHostToDevice));
+  }
+  void download(std::span<T> dst, std::size_t at = 0) const {
+    BAM_CUDA_TRY(cudaMemcpy(dst.data(), p_ + at, dst.size_bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// A cuBLAS handle (move-only).
+class blas {
+ public:
+  blas() {
+    BAM_CUBLAS_TRY(cublasCreate(&h_));
+    BAM_CUBLAS_TRY(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));  // float32 FMA, no TF32
+  }
+  ~blas() { cublasDestroy(h_); }
+  blas(const blas&) = delete;
+  blas& operator=(const blas&) = delete;
+
+  /**
+   * @brief scores[i][j] = sum_t a[i][t] * b[j][t] for row-major a (rows_a x d), b (rows_b x d)
+   * and scores (rows_a x rows_b), in float32 (exact products, no tensor-core rounding).
+   */
+  void scores(const float* a, std::uint64_t rows_a, const float* b, std::uint64_t rows_b, std::uint32_t d,
+              float* scores) const;
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+}  // namespace bam::vec::gpu

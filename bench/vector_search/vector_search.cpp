@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench/vector_search: recall@10 and queries/s over nprobe for IVF-Flat with the vectors read
+// through bam (page cache at given fractions of the vectors, emulated NVMe controller serving a
+// RAM namespace), against the same IVF with every vector in VRAM, brute force in VRAM (bam's
+// GEMM path and PyTorch), and FAISS IVF-Flat on the CPU with the same lists. Ground truth
+// (exact top-100) is computed on the GPU and checked against FAISS. Writes the report (table +
+// JSON with a headline) and a recall-vs-QPS PNG into --results.
+#include "bench/common/report.hpp"
+#include "bench/vector_search/peers.hpp"
+#include "bench/vector_search/series.hpp"
+
+#include "apps/vector/bam_store.hpp"
+#include "apps/vector/formats.hpp"
+#include "apps/vector/generator.hpp"
+#include "apps/vector/ivf_build.hpp"
+#include "apps/vector/recall.hpp"
+
+#include <bam/detail/cuda_try.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace {
+
+using namespace bam;
+using namespace bam::bench::vector;
+namespace gpu = bam::vec::gpu;
+
+struct config {
+  std::string base, queries, work = "/tmp/bam-vector-search", results = "bench/results", storage = "f32";
+  std::uint32_t lists = 1024, k = 10, gt_k = 100, workers = 12, queues = 64, depth = 1024, threads = 16;
+  std::vector<std::uint32_t> nprobe{1, 2, 4, 8, 16, 32, 64, 128};
+  std::vector<double> fractions{0.10, 0.25};
+  std::uint64_t batch = 2500, large_rows = 0;
+  std::uint32_t large_dim = 128, large_lists = 4096;
+  unsigned reps = 3;
+  bool peers = true;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string percent(double f) { return std::to_string(int(f * 100 + 0.5)) + "%"; }
+
+/// Adds a series' points to the curves table (and its batches to the cache profile).
+void record(bench::report& rep, const std::string& series, double fraction, const std::vector<point>& pts) {
+  for (const auto& p : pts) {
+    rep.add_row("curves", {{"series", series}, {"nprobe", p.nprobe}, {"qps", p.qps}, {"recall_at_10", p.recall_at_10},
+                           {"seconds", p.median_seconds}});
+    if (fraction > 0)
+      for (const auto& b : p.batches)
+        rep.add_row("cache_profile", {{"cache", percent(fraction)}, {"nprobe", p.nprobe}, {"batch", b.batch},
+                                      {"queries", b.queries}, {"seconds", b.seconds}, {"hit_rate", b.hit_rate},
+                                      {"misses", b.misses}, {"mib_read", double(b.bytes_read) / (1 << 20)}});
+  }
+}
+
+/// The first bam point (smallest nprobe) with recall@10 >= 0.9, compared with its peers.
+nlohmann::json headline(const std::map<std::string, std::vector<point>>& bam_series, const std::vector<point>& vram,
+                        const nlohmann::json& faiss, const std::vector<double>& fractions) {
+  for (const double f : fractions) {
+    const auto& pts = bam_series.at(percent(f));
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      if (pts[i].recall_at_10 < 0.9) continue;
+      nlohmann::json h = {{"series", "bam, cache " + percent(f)},
+                          {"cache_fraction", f},
+                          {"nprobe", pts[i].nprobe},
+                          {"recall_at_10", pts[i].recall_at_10},
+                          {"qps", pts[i].qps},
+                          {"qps_vram_ivf", vram[i].qps},
+                          {"qps_vs_vram_ivf", pts[i].qps / vram[i].qps}};
+      for (const auto& row : faiss)
+        if (row["nprobe"] == pts[i].nprobe) {
+          h["qps_faiss_cpu"] = row["qps"];
+          h["qps_vs_faiss_cpu"] = pts[i].qps / double(row["qps"]);
+        }
+      h["targets"] = {{"recall_at_10_ge_0_9", true},
+                      {"half_of_vram_ivf", pts[i].qps >= 0.5 * vram[i].qps},
+                      {"ten_x_faiss_cpu", h.contains("qps_vs_faiss_cpu") && double(h["qps_vs_faiss_cpu"]) >= 10.0}};
+      return h;
+    }
+  }
+  return {{"recall_at_10", nullptr}, {"note", "no bam point reached recall@10 >= 0.9"}};
+}
+
+/// Clustered collection larger than the Fashion-MNIST set, served from the index file itself.
+void large_section(bench::report& rep, const config& c, const series_plan& plan) {
+  const vec::cluster_options o{c.large_rows, c.large_dim, std::max(1u, c.large_lists / 2), 7, 0.15f, 1.5f};
+  const vec::clustered_source base(o), queries_src({10000, c.large_dim, o.clusters, 7, 0.15f, 1.5f}, 1);
+  const auto queries = vec::read_all(queries_src);
+  const std::string path = c.work + "/large.ivf";
+  auto t = std::chrono::steady_clock::now();
+  vec::build_options bo;
+  bo.lists = c.large_lists;
+  bo.iterations = 10;
+  const auto built = vec::build_ivf(base, path, bo, gpu::engines());
+  const double build_s = seconds_since(t);
+  const vec::ivf_index index(path);
+  const gpu::vram_vectors all(index);
+  const auto truth = gpu::exact_search(&all, index.size(), index.dim(), index.metric(), index.ids(), queries, 10, path)
+                         .id_matrix();
+  gpu::ivf_searcher searcher(index);
+  vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(0.1 * double(index.header().vectors.bytes)),
+                               .ram = false, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+  const auto pts = run_series(searcher, store.vectors<float>(), &store.cache(), queries, truth, plan);
+  const auto vram_pts = run_series(searcher, &all, nullptr, queries, truth, plan);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    rep.add_row("large", {{"rows", index.size()}, {"dim", index.dim()}, {"lists", index.n_lists()},
+                          {"vector_gib", double(index.header().vectors.bytes) / (1 << 30)}, {"nprobe", pts[i].nprobe},
+                          {"bam_file_cache_10pct_qps", pts[i].qps}, {"vram_qps", vram_pts[i].qps},
+                          {"recall_at_10", pts[i].recall_at_10}, {"build_seconds", build_s},
+                          {"imbalance", built.imbalance}});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vector_search: IVF-Flat through bam vs VRAM, brute force and FAISS on the CPU"};
+  config c;
+  app.add_option("--base", c.base, "base vectors (.npy/.fvecs/.bvecs)")->required();
+  app.add_option("--queries", c.queries, "query vectors (.npy: the peers read it too)")->required();
+  app.add_option("--work", c.work, "scratch directory (index, ground truth)");
+  app.add_option("--results", c.results, "where the report JSON and PNG go");
+  app.add_option("--lists", c.lists, "IVF lists");
+  app.add_option("--storage", c.storage, "f32, f16 or u8");
+  app.add_option("--nprobe", c.nprobe, "nprobe values")->delimiter(',');
+  app.add_option("--cache-fractions", c.fractions, "bam cache sizes as fractions of the vectors")->delimiter(',');
+  app.add_option("--batch", c.batch, "queries per batch (every series)");
+  app.add_option("--reps", c.reps, "timed repetitions (after one warm-up); the median counts");
+  app.add_option("--workers", c.workers, "emulated controller threads");
+  app.add_option("--queues", c.queues, "NVMe queue pairs");
+  app.add_option("--depth", c.depth, "queue depth");
+  app.add_option("--threads", c.threads, "FAISS CPU threads");
+  app.add_option("--large-rows", c.large_rows, "also run a clustered collection of this many vectors (0: skip)");
+  app.add_option("--large-dim", c.large_dim, "its dimension");
+  app.add_option("--large-lists", c.large_lists, "its lists");
+  app.add_flag("!--no-peers", c.peers, "skip the Python peers (FAISS, PyTorch)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::filesystem::create_directories(c.work);
+    std::filesystem::create_directories(c.results);
+    bench::report rep("vector_search", argc, argv);
+    cudaDeviceProp prop{};
+    BAM_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+    rep.set_device(prop.name, {{"sms", prop.multiProcessorCount}, {"vram_gib", double(prop.totalGlobalMem) / (1 << 30)}});
+
+    const auto base = vec::read_vectors(c.base);
+    const auto queries = vec::read_vectors(c.queries);
+    std::fprintf(stderr, "base %llu x %u, queries %llu\n", (unsigned long long)base.rows, base.dim,
+                 (unsigned long long)queries.rows);
+
+    // Ground truth: exact top-100 on the GPU (the base in VRAM, tiled GEMM).
+    const gpu::vram_vectors base_vram(base);
+    auto t = std::chrono::steady_clock::now();
+    const auto gt = gpu::exact_search(&base_vram, base.rows, base.dim, vec::metric::l2, {}, queries, c.gt_k, c.base);
+    const double gt_seconds = seconds_since(t);
+    const std::string gt_path = c.work + "/gt.ivecs";
+    vec::write_ids(gt_path, gt.id_matrix());
+    const auto truth = gt.id_matrix();
+
+    // The index, built on the GPU.
+    const std::string index_path = c.work + "/index.ivf";
+    vec::build_options bo;
+    bo.lists = c.lists;
+    bo.storage = vec::parse_scalar(c.storage);
+    t = std::chrono::steady_clock::now();
+    const auto built = vec::build_ivf(vec::matrix_source(base, c.base), index_path, bo, gpu::engines());
+    rep.add_row("build", {{"rows", built.rows}, {"dim", built.dim}, {"lists", built.lists}, {"storage", c.storage},
+                          {"seconds", seconds_since(t)}, {"kmeans_seconds", built.seconds_kmeans},
+                          {"min_list", built.min_list}, {"max_list", built.max_list}, {"imbalance", built.imbalance},
+                          {"balance_splits", built.balance_splits}, {"groundtruth_seconds", gt_seconds}});
+    const vec::ivf_index index(index_path);
+    gpu::ivf_searcher searcher(index);
+    const series_plan plan{c.nprobe, c.k, c.batch, c.reps};
+
+    std::fprintf(stderr, "IVF, all vectors in VRAM:\n");
+    const gpu::vram_vectors vram(index);
+    const auto vram_pts = run_series(searcher, &vram, nullptr, queries, truth, plan);
+    record(rep, "IVF all in VRAM", 0, vram_pts);
+
+    std::map<std::string, std::vector<point>> bam_series;
+    for (const double f : c.fractions) {
+      std::fprintf(stderr, "IVF through bam, cache %s of the vectors:\n", percent(f).c_str());
+      vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(f * double(index.header().vectors.bytes)),
+                                   .ram = true, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+      const auto pts = vec::visit_scalar(index.scalar(), [&](auto tag) {
+        return run_series(searcher, store.vectors<decltype(tag)>(), &store.cache(), queries, truth, plan);
+      });
+      bam_series[percent(f)] = pts;
+      record(rep, "bam, cache " + percent(f), f, pts);
+      rep.add_row("cache", {{"cache", percent(f)}, {"slots", store.cache().n_slots()},
+                            {"mib", double(store.cache().n_slots()) * 4096 / (1 << 20)}});
+    }
+
+    // Brute force in VRAM (bam's exact path: tiled GEMM), and exact search through bam.
+    t = std::chrono::steady_clock::now();
+    const auto bf = gpu::exact_search(&base_vram, base.rows, base.dim, vec::metric::l2, {}, queries, c.k, c.base);
+    const double bf_s = seconds_since(t);
+    rep.add_row("brute_force", {{"method", "bam exact (tiled GEMM), VRAM"}, {"qps", double(queries.rows) / bf_s},
+                                {"recall_at_10", vec::recall_at(10, bf, truth)}, {"seconds", bf_s}});
+    {
+      vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(0.25 * double(index.header().vectors.bytes)),
+                                   .ram = true, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+      t = std::chrono::steady_clock::now();
+      const auto ex = vec::visit_scalar(index.scalar(), [&](auto tag) {
+        return gpu::exact_search(store.vectors<decltype(tag)>(), index.size(), index.dim(), index.metric(), index.ids(),
+                                 queries, c.k, index_path);
+      });
+      const double ex_s = seconds_since(t);
+      store.cache().check();
+      rep.add_row("brute_force", {{"method", "bam exact (tiled GEMM), through bam, cache 25%"},
+                                  {"qps", double(queries.rows) / ex_s}, {"recall_at_10", vec::recall_at(10, ex, truth)},
+                                  {"seconds", ex_s}});
+    }
+
+    nlohmann::json peers = nlohmann::json::object();
+    if (c.peers) {
+      std::fprintf(stderr, "peers (FAISS on %u CPU threads, PyTorch):\n", c.threads);
+      peers = run_peers({index_path, c.queries, gt_path, c.work + "/peers.json", c.nprobe, c.k, c.threads, c.reps});
+      for (const auto& row : peers.value("faiss_ivf", nlohmann::json::array()))
+        rep.add_row("curves", {{"series", "FAISS IVF-Flat CPU (" + std::to_string(c.threads) + " threads)"},
+                               {"nprobe", row["nprobe"]}, {"qps", row["qps"]}, {"recall_at_10", row["recall_at_10"]},
+                               {"seconds", row["seconds"]}});
+      if (peers.contains("torch_brute_force")) {
+        const auto& tb = peers["torch_brute_force"];
+        rep.add_row("brute_force", {{"method", "PyTorch GEMM + topk, VRAM"}, {"qps", tb["qps"]},
+                                    {"recall_at_10", tb["recall_at_10"]}, {"seconds", tb["seconds"]}});
+      }
+      if (peers.contains("faiss_gt_check")) rep.notes()["groundtruth_vs_faiss"] = peers["faiss_gt_check"];
+      if (!peers.value("errors", nlohmann::json::array()).empty()) rep.notes()["peer_errors"] = peers["errors"];
+    }
+    rep.headline() = headline(bam_series, vram_pts, peers.value("faiss_ivf", nlohmann::json::array()), c.fractions);
+    rep.notes()["setup"] = "bam: emulated NVMe controller (" + std::to_string(c.workers) + " host threads, " +
+                           std::to_string(c.queues) + " queue pairs x " + std::to_string(c.depth) +
+                           ") serving a RAM namespace holding the index file; 4 KiB pages; every series runs the same "
+                           "GPU kernels with " + std::to_string(c.batch) + " queries per batch, median of " +
+                           std::to_string(c.reps) + " timed runs after a warm-up; QPS includes query upload and "
+                           "result download";
+
+    if (c.large_rows > 0) {
+      try {
+        std::fprintf(stderr, "large clustered collection: %llu x %u\n", (unsigned long long)c.large_rows, c.large_dim);
+        large_section(rep, c, plan);
+      } catch (const std::exception& e) {
+        rep.notes()["large_error"] = e.what();
+      }
+    }
+    rep.print();
+    const std::string json = rep.write(c.results);
+    std::printf("wrote %s\n", json.c_str());
+    const std::string png = json.substr(0, json.size() - 5) + ".png";
+    const std::string cmd = "python3 '" BAM_VECTOR_PLOT_SCRIPT "' '" + json + "' '" + png + "'";
+    if (std::system(cmd.c_str()) == 0) std::printf("wrote %s\n", png.c_str());
+    else std::fprintf(stderr, "plot failed: %s\n", cmd.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vector_search: %s\n", e.what());
+    return 1;
+  }
+}
