@@ -56,6 +56,8 @@ class admin_handler final : public command_handler {
 class io_handler final : public command_handler {
  public:
   explicit io_handler(controller_core& core);
+  /** @brief Read/Write: asks the namespace store to prefetch the blocks. */
+  void prefetch(const nvme::command& cmd) noexcept override;
   [[nodiscard]] command_result execute(const nvme::command& cmd, const sq_slot& sq) override;
 
  private:

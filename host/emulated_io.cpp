@@ -34,6 +34,13 @@ command_result io_handler::execute(const nvme::command& cmd, const sq_slot& sq) 
   }
 }
 
+void io_handler::prefetch(const nvme::command& cmd) noexcept {
+  const bool transfer = cmd.opcode() == std::uint8_t(nvme::io_opcode::read) ||
+                        cmd.opcode() == std::uint8_t(nvme::io_opcode::write);
+  namespace_store* ns = nullptr;
+  if (transfer && check_transfer(cmd, ns) == 0) ns->prefetch(cmd.slba(), cmd.n_blocks());
+}
+
 std::uint16_t io_handler::check_transfer(const nvme::command& cmd,
                                          namespace_store*& ns) const noexcept {
   if (cmd.fuse() != 0 || cmd.psdt() != 0) return generic_error(gs::invalid_field);

@@ -144,6 +144,8 @@ struct command_result {
 class command_handler {
  public:
   virtual ~command_handler() = default;
+  /** @brief Hints that `cmd` will execute soon (start fetching what it touches). */
+  virtual void prefetch(const nvme::command& cmd) noexcept { (void)cmd; }
   [[nodiscard]] virtual command_result execute(const nvme::command& cmd, const sq_slot& sq) = 0;
 };
 

@@ -53,6 +53,14 @@ class namespace_store {
                       std::span<const std::span<const std::byte>> src) = 0;
   /** @brief Makes completed writes durable (a no-op where nothing is volatile). */
   virtual void flush() = 0;
+  /**
+   * @brief Hints that blocks [lba, lba + n) will be transferred soon; stores in memory start
+   *        loading them. @pre the range is inside the namespace.
+   */
+  virtual void prefetch(std::uint64_t lba, std::uint32_t n) const noexcept {
+    (void)lba;
+    (void)n;
+  }
 
   /** @brief Reads blocks [lba, lba + n) into the contiguous buffer `dst`. */
   void read(std::uint64_t lba, std::uint32_t n, std::byte* dst) {

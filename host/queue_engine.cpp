@@ -6,6 +6,7 @@
 #include <bam/nvme/command.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace bam::host::detail {
@@ -81,20 +82,27 @@ bool queue_engine::serve(sq_slot& sq) {
   }
   bool progress = false;
   while (sq.head != tail && sq.in_flight < sq.size) {
-    const std::byte* at =
-        core_.iommu.translate(sq.base + std::uint64_t{sq.head} * sizeof(nvme::command),
-                              sizeof(nvme::command));
-    if (at == nullptr) {
-      sq.broken = true;
-      core_.set_fatal("submission queue memory is no longer mapped in the IOMMU");
-      return true;
+    // Fetch a batch, let the handler start the memory accesses of all of it, then execute:
+    // the batch's cache and TLB misses overlap instead of following one another.
+    std::array<nvme::command, fetch_batch> batch;
+    std::size_t n = 0;
+    for (; n < batch.size() && sq.head != tail && sq.in_flight < sq.size; ++n) {
+      const std::byte* at =
+          core_.iommu.translate(sq.base + std::uint64_t{sq.head} * sizeof(nvme::command),
+                                sizeof(nvme::command));
+      if (at == nullptr) {
+        sq.broken = true;
+        core_.set_fatal("submission queue memory is no longer mapped in the IOMMU");
+        break;
+      }
+      std::memcpy(&batch[n], at, sizeof(nvme::command));
+      sq.head = sq.head + 1 == sq.size ? 0 : sq.head + 1;
+      ++sq.in_flight;
     }
-    nvme::command cmd;
-    std::memcpy(&cmd, at, sizeof cmd);
-    sq.head = sq.head + 1 == sq.size ? 0 : sq.head + 1;
-    ++sq.in_flight;
-    run(sq, cmd);
+    for (std::size_t i = 0; i < n; ++i) handler_.prefetch(batch[i]);
+    for (std::size_t i = 0; i < n; ++i) run(sq, batch[i]);
     progress = true;
+    if (sq.broken) break;
   }
   return progress;
 }

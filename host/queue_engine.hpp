@@ -53,6 +53,9 @@ class queue_engine {
     std::uint16_t status;
   };
 
+  /// Submission entries fetched before any of them executes.
+  static constexpr std::size_t fetch_batch = 16;
+
   bool serve(sq_slot& sq);
   void run(sq_slot& sq, const nvme::command& cmd);
   void complete(const pending& p);

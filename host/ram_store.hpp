@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam::host::ram_store: a namespace held in process memory (anonymous mapping, zero-filled and
-// committed page by page as it is touched).
+// committed page by page as it is touched, backed by transparent huge pages where enabled).
 #pragma once
 
 #include "host/namespace_store.hpp"
@@ -28,12 +28,18 @@ class ram_store final : public namespace_store {
   void writev(std::uint64_t lba, std::uint32_t n,
               std::span<const std::span<const std::byte>> src) override;
   void flush() override {}
+  /** @brief Prefetches the first cache lines of the range (the hardware follows on). */
+  void prefetch(std::uint64_t lba, std::uint32_t n) const noexcept override;
 
  private:
+  static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
   std::uint32_t block_size_;
   std::uint64_t n_blocks_;
   std::size_t bytes_;
-  std::byte* data_;
+  std::size_t mapped_bytes_ = 0;
+  std::byte* mapping_ = nullptr;  ///< the whole mapping (for munmap)
+  std::byte* data_ = nullptr;     ///< block 0, on a huge-page boundary
 };
 
 }  // namespace bam::host

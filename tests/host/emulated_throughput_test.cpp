@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Throughput of the emulated controller with CPU threads as clients: a short smoke run for CI,
-// the timing model's IOPS cap, and a configurable long run for a many-core machine:
-//   BAM_EMU_WORKERS=8 BAM_EMU_CLIENTS=8 BAM_EMU_BYTES=4096 BAM_EMU_SECONDS=3 \
-//     emulated_throughput_test --gtest_also_run_disabled_tests --gtest_filter=*Configured*
+// the timing model's IOPS cap, and a configurable long run for a many-core machine, e.g.
+//   BAM_EMU_WORKERS=8 BAM_EMU_CLIENTS=8 BAM_EMU_BYTES=4096 emulated_throughput_test
+//     --gtest_also_run_disabled_tests --gtest_filter=*Configured*
+// (also BAM_EMU_QUEUES, BAM_EMU_DEPTH, BAM_EMU_SYNTHETIC=1, BAM_EMU_VERIFY=1, BAM_EMU_RAM_MIB,
+// BAM_EMU_SECONDS).
 #include "tests/host/emulator_fixture.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -26,7 +29,8 @@ struct throughput_config {
   unsigned depth = 64;             ///< commands in flight per queue pair
   std::uint32_t bytes = 4096;      ///< per read (multiple of 512)
   bool synthetic = false;          ///< synthetic namespace instead of RAM
-  std::uint64_t ram_bytes = 256ull << 20;
+  bool verify = true;              ///< clients check every byte they read
+  std::uint64_t ram_bytes = 16ull << 20;  ///< filled with synthetic content before the run
   double seconds = 0.2;
   std::optional<host::timing_model::options> timing;
 };
@@ -38,6 +42,27 @@ struct throughput_result {
   [[nodiscard]] double iops() const { return double(commands) / seconds; }
 };
 
+constexpr std::uint64_t seed = 1;
+
+/// Writes synthetic content over all of `ns` with `threads` threads, so reads come from DRAM
+/// (not the shared zero page of an untouched mapping) and can be verified like synthetic ones.
+void fill(host::namespace_store& ns, unsigned threads) {
+  constexpr std::uint64_t chunk = 1 << 20;
+  const std::uint64_t bytes = ns.n_blocks() * ns.block_size();
+  std::vector<std::thread> fillers;
+  for (unsigned t = 0; t < threads; ++t) {
+    fillers.emplace_back([&, t] {
+      std::vector<std::byte> buf(chunk);
+      for (std::uint64_t off = t * chunk; off < bytes; off += threads * chunk) {
+        const std::uint64_t n = std::min(chunk, bytes - off);
+        synthetic_fill(seed, off, buf.data(), n);
+        ns.write(off / ns.block_size(), std::uint32_t(n / ns.block_size()), buf.data());
+      }
+    });
+  }
+  for (auto& f : fillers) f.join();
+}
+
 /// Random reads at queue depth `depth` on every queue until the time is up.
 throughput_result measure(const throughput_config& cfg) {
   auto opts = test::test_options();
@@ -48,9 +73,10 @@ throughput_result measure(const throughput_config& cfg) {
   std::shared_ptr<host::namespace_store> ns;
   if (cfg.synthetic) {
     ns = std::make_shared<host::synthetic_store>(host::synthetic_store::options{
-        .block_size = 512, .n_blocks = (1ull << 40) / 512, .seed = 1});
+        .block_size = 512, .n_blocks = (1ull << 40) / 512, .seed = seed});
   } else {
     ns = std::make_shared<host::ram_store>(512, cfg.ram_bytes / 512);
+    fill(*ns, std::max(cfg.clients + cfg.workers, 1u));
   }
   const std::uint64_t slots = ns->n_blocks() / (cfg.bytes / 512);
   test::emulator emu({ns}, opts);
@@ -68,10 +94,14 @@ throughput_result measure(const throughput_config& cfg) {
     clients.emplace_back([&, c] {
       test::raw_nvme_driver drv(emu.ctrl(), emu.dma());
       std::vector<dma_buffer> buffers;
+      // The LBA each buffer slot was read from; completions come in order on a queue, so
+      // command id k owns slot k % depth until it completes.
+      std::vector<std::uint64_t> lba_of(std::size_t{cfg.queues_per_client} * cfg.depth);
       std::uint64_t rng = 0x9e3779b97f4a7c15ull * (c + 1);
       const auto next_read = [&](unsigned q, std::uint16_t cid) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;  // xorshift64
         const std::uint64_t lba = (rng % slots) * (cfg.bytes / 512);
+        lba_of[q * cfg.depth + cid % cfg.depth] = lba;
         const dma_buffer& buf = buffers[q];
         const std::size_t at = std::size_t(cid % cfg.depth) * cfg.bytes;
         const std::size_t first = std::min<std::size_t>(cfg.bytes, 4096 - at % 4096);
@@ -89,15 +119,28 @@ throughput_result measure(const throughput_config& cfg) {
         drv.ring_sq(q);
       }
       std::uint64_t done = 0, bad = 0;
-      while (!stop.load(std::memory_order_relaxed)) {
+      std::size_t in_flight = std::size_t{cfg.queues_per_client} * cfg.depth;
+      // Until the time is up, replace every completed read; then let the last ones land
+      // before the buffers they write into are freed.
+      while (in_flight > 0) {
+        const bool more = !stop.load(std::memory_order_relaxed);
         for (unsigned i = 0; i < cfg.queues_per_client; ++i) {
           auto& q = queues[first_q + i];
           const std::size_t n = drv.drain(q, [&](const nvme::completion& cpl) {
-            bad += !cpl.status().ok();
+            const unsigned slot = cpl.cid() % cfg.depth;
+            bad += !cpl.status().ok() ||
+                   (cfg.verify &&
+                    synthetic_mismatch(seed, lba_of[i * cfg.depth + slot] * 512,
+                                       buffers[i].host() + std::size_t{slot} * cfg.bytes,
+                                       cfg.bytes) != cfg.bytes);
           });
-          for (std::size_t k = 0; k < n; ++k) drv.enqueue(q, next_read(i, q.next_cid));
-          if (n != 0) drv.ring_sq(q);
-          done += n;
+          if (more) {
+            for (std::size_t k = 0; k < n; ++k) drv.enqueue(q, next_read(i, q.next_cid));
+            if (n != 0) drv.ring_sq(q);
+            done += n;
+          } else {
+            in_flight -= n;
+          }
         }
       }
       commands.fetch_add(done);
@@ -114,10 +157,10 @@ throughput_result measure(const throughput_config& cfg) {
 }
 
 void print(const char* what, const throughput_config& cfg, const throughput_result& r) {
-  std::printf("%s: %u workers, %u clients x %u queues x QD %u, %u-byte %s reads: %.2f M IOPS, "
+  std::printf("%s: %u workers, %u clients x %u queues x QD %u, %u-byte %s reads%s: %.2f M IOPS, "
               "%.2f GB/s\n",
               what, cfg.workers, cfg.clients, cfg.queues_per_client, cfg.depth, cfg.bytes,
-              cfg.synthetic ? "synthetic" : "RAM", r.iops() / 1e6,
+              cfg.synthetic ? "synthetic" : "RAM", cfg.verify ? ", verified" : "", r.iops() / 1e6,
               r.iops() * cfg.bytes / 1e9);
 }
 
@@ -135,6 +178,7 @@ TEST(EmulatedThroughput, SmokeRunCompletesEveryRead) {
 TEST(EmulatedThroughput, TimingModelCapsIops) {
   throughput_config cfg;
   cfg.seconds = 0.3;
+  cfg.verify = false;
   // 20 k IOPS, 50 µs latency: the queues could go far faster, the model must not let them.
   cfg.timing = host::timing_model::options{
       {"capped", 50'000, 50'000, 20'000, 20'000, 10'000'000'000, 10'000'000'000}, 1, 1 << 20};
@@ -159,6 +203,7 @@ TEST(EmulatedThroughput, DISABLED_Configured) {
   cfg.depth = env_or("BAM_EMU_DEPTH", 128);
   cfg.bytes = env_or("BAM_EMU_BYTES", 4096);
   cfg.synthetic = env_or("BAM_EMU_SYNTHETIC", 0) != 0;
+  cfg.verify = env_or("BAM_EMU_VERIFY", 0) != 0;
   cfg.ram_bytes = std::uint64_t(env_or("BAM_EMU_RAM_MIB", 4096)) << 20;
   cfg.seconds = env_or("BAM_EMU_SECONDS", 3);
   const auto r = measure(cfg);
