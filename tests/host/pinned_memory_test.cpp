@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The parts of the real-controller bindings that need no device: IOVA allocation, bus address
-// coalescing, chunk carving and release in pinned_memory (over a fake mapper), PCI addresses.
+// The parts of the real-controller bindings that need no NVMe device: IOVA allocation, bus
+// address coalescing, chunk carving and release in pinned_memory (over a fake mapper), PCI
+// addresses; on CUDA builds with a GPU, chunks registered with CUDA and VRAM allocations.
 #include "host/pci_function.hpp"
 #include "host/pinned_memory.hpp"
 #include "host/vfio_memory.hpp"
@@ -9,7 +10,12 @@
 
 #include <gtest/gtest.h>
 
+#if BAM_WITH_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
+#endif
+
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <thread>
@@ -99,7 +105,9 @@ TEST(PinnedMemory, CarvesZeroedPageAlignedBuffersFromSharedChunks) {
   EXPECT_EQ(b.bus_at(0), a.bus_at(0) + 4096);
   EXPECT_GE(b.bus_contiguous_from(0), b.size());
   for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.host()[i], std::byte{0});
-  EXPECT_EQ(a.device(), a.host());                              // CPU threads stand in for the GPU
+#if !BAM_WITH_CUDA_RUNTIME
+  EXPECT_EQ(a.device(), a.host());  // CPU threads stand in for the GPU
+#endif
   auto big = mem.allocate(256 * 1024, bam::memory_kind::host);  // a chunk of its own
   EXPECT_EQ(mapper->mapped, 2);
   big = bam::dma_buffer();
@@ -158,6 +166,37 @@ TEST(PinnedMemory, ThreadsAllocatingAtOnceGetDisjointBuffers) {
     for (const auto& b : mine) EXPECT_TRUE(bus.insert(b.bus_at(0)).second);
   EXPECT_EQ(bus.size(), 200u);
 }
+
+#if BAM_WITH_CUDA_RUNTIME
+TEST(PinnedMemory, ChunksAreRegisteredWithCudaAndDeviceMemoryIsVram) {
+  if (!bam::host::gpu_memory_available()) GTEST_SKIP() << "no GPU";
+  auto mapper = std::make_shared<fake_mapper>(false);
+  bam::host::pinned_memory mem(mapper, small_chunks());
+  ASSERT_TRUE(mem.has_device_memory());
+  auto h = mem.allocate(8192, bam::memory_kind::host);
+  ASSERT_NE(h.device(), nullptr);
+  cudaPointerAttributes attr{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attr, h.host()), cudaSuccess);
+  EXPECT_EQ(attr.type, cudaMemoryTypeHost);
+  EXPECT_EQ(attr.devicePointer, static_cast<void*>(h.device()));
+  // The GPU's copy engine reads what the CPU wrote, through the device address.
+  std::memset(h.host(), 0x5a, 8192);
+  std::vector<unsigned char> copy(8192);
+  ASSERT_EQ(cudaMemcpy(copy.data(), h.device(), copy.size(), cudaMemcpyDefault), cudaSuccess);
+  for (const unsigned char c : copy) ASSERT_EQ(c, 0x5a);
+
+  auto d = mem.allocate(100'000, bam::memory_kind::device, 65536);
+  EXPECT_EQ(d.host(), nullptr);
+  ASSERT_NE(d.device(), nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(d.device()) % 65536, 0u);
+  EXPECT_FALSE(d.bus_reachable());  // this mapper (like VFIO and uio) cannot map VRAM
+  ASSERT_EQ(cudaPointerGetAttributes(&attr, d.device()), cudaSuccess);
+  EXPECT_EQ(attr.type, cudaMemoryTypeDevice);
+  std::vector<unsigned char> zeros(100'000, 1);
+  ASSERT_EQ(cudaMemcpy(zeros.data(), d.device(), zeros.size(), cudaMemcpyDefault), cudaSuccess);
+  for (const unsigned char c : zeros) ASSERT_EQ(c, 0);
+}
+#endif
 
 TEST(PciFunction, CanonicalAddresses) {
   EXPECT_EQ(bam::host::canonical_bdf("0000:01:00.0"), "0000:01:00.0");
