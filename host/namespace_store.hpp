@@ -92,4 +92,11 @@ class namespace_store {
   static void check_block_size(const char* who, std::uint32_t block_size);
 };
 
+/**
+ * @brief Writes bam::synthetic content for `seed` over every block of `ns`, with `threads`
+ *        threads, so that a RAM or file namespace reads like a synthetic one (and is resident).
+ * @throw what the store's writes throw.
+ */
+void fill_synthetic(namespace_store& ns, std::uint64_t seed, unsigned threads = 1);
+
 }  // namespace bam::host

@@ -361,7 +361,6 @@ TEST(EmulatedTiming, CompletionsAreNeverEarlierThanModelled) {
   EXPECT_GE(elapsed, 30ms);
   const double iops = 60.0 / std::chrono::duration<double>(elapsed).count();
   std::printf("modelled 2000 IOPS, measured %.0f IOPS at queue depth 60\n", iops);
-  EXPECT_GT(iops, 2000.0 / 20);  // loose: only catches a model that stalls
 }
 
 }  // namespace

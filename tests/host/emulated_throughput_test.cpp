@@ -38,30 +38,11 @@ struct throughput_config {
 struct throughput_result {
   std::uint64_t commands = 0;
   std::uint64_t errors = 0;
-  double seconds = 0;
-  [[nodiscard]] double iops() const { return double(commands) / seconds; }
+  double seconds = 0;  ///< from the first submission to the last counted completion
+  [[nodiscard]] double iops() const { return seconds > 0 ? double(commands) / seconds : 0; }
 };
 
 constexpr std::uint64_t seed = 1;
-
-/// Writes synthetic content over all of `ns` with `threads` threads, so reads come from DRAM
-/// (not the shared zero page of an untouched mapping) and can be verified like synthetic ones.
-void fill(host::namespace_store& ns, unsigned threads) {
-  constexpr std::uint64_t chunk = 1 << 20;
-  const std::uint64_t bytes = ns.n_blocks() * ns.block_size();
-  std::vector<std::thread> fillers;
-  for (unsigned t = 0; t < threads; ++t) {
-    fillers.emplace_back([&, t] {
-      std::vector<std::byte> buf(chunk);
-      for (std::uint64_t off = t * chunk; off < bytes; off += threads * chunk) {
-        const std::uint64_t n = std::min(chunk, bytes - off);
-        synthetic_fill(seed, off, buf.data(), n);
-        ns.write(off / ns.block_size(), std::uint32_t(n / ns.block_size()), buf.data());
-      }
-    });
-  }
-  for (auto& f : fillers) f.join();
-}
 
 /// Random reads at queue depth `depth` on every queue until the time is up.
 throughput_result measure(const throughput_config& cfg) {
@@ -75,8 +56,10 @@ throughput_result measure(const throughput_config& cfg) {
     ns = std::make_shared<host::synthetic_store>(host::synthetic_store::options{
         .block_size = 512, .n_blocks = (1ull << 40) / 512, .seed = seed});
   } else {
+    // Filled first: reads then come from DRAM, not the shared zero page of an untouched
+    // mapping, and are verified like synthetic ones.
     ns = std::make_shared<host::ram_store>(512, cfg.ram_bytes / 512);
-    fill(*ns, std::max(cfg.clients + cfg.workers, 1u));
+    host::fill_synthetic(*ns, seed, cfg.clients + cfg.workers);
   }
   const std::uint64_t slots = ns->n_blocks() / (cfg.bytes / 512);
   test::emulator emu({ns}, opts);
@@ -86,7 +69,13 @@ throughput_result measure(const throughput_config& cfg) {
     queues.push_back(emu.driver().create_io_pair(std::uint16_t(q + 1), cfg.depth + 1));
   }
 
-  std::atomic<std::uint64_t> commands{0}, errors{0};
+  /// What one client saw: reads completed while the run lasted, between its first
+  /// submission and the last completion it counted.
+  struct client_result {
+    std::uint64_t done = 0, bad = 0;
+    std::chrono::steady_clock::time_point first, last;
+  };
+  std::vector<client_result> results(cfg.clients);
   std::barrier start(cfg.clients + 1);
   std::atomic<bool> stop{false};
   std::vector<std::thread> clients;
@@ -113,12 +102,13 @@ throughput_result measure(const throughput_config& cfg) {
         buffers.push_back(drv.alloc(std::size_t{cfg.depth} * cfg.bytes));
       }
       start.arrive_and_wait();
+      client_result& mine = results[c];
+      mine.first = mine.last = std::chrono::steady_clock::now();
       for (unsigned i = 0; i < cfg.queues_per_client; ++i) {
         auto& q = queues[first_q + i];
         for (unsigned k = 0; k < cfg.depth; ++k) drv.enqueue(q, next_read(i, q.next_cid));
         drv.ring_sq(q);
       }
-      std::uint64_t done = 0, bad = 0;
       std::size_t in_flight = std::size_t{cfg.queues_per_client} * cfg.depth;
       // Until the time is up, replace every completed read; then let the last ones land
       // before the buffers they write into are freed.
@@ -128,7 +118,7 @@ throughput_result measure(const throughput_config& cfg) {
           auto& q = queues[first_q + i];
           const std::size_t n = drv.drain(q, [&](const nvme::completion& cpl) {
             const unsigned slot = cpl.cid() % cfg.depth;
-            bad += !cpl.status().ok() ||
+            mine.bad += !cpl.status().ok() ||
                    (cfg.verify &&
                     synthetic_mismatch(seed, lba_of[i * cfg.depth + slot] * 512,
                                        buffers[i].host() + std::size_t{slot} * cfg.bytes,
@@ -136,24 +126,32 @@ throughput_result measure(const throughput_config& cfg) {
           });
           if (more) {
             for (std::size_t k = 0; k < n; ++k) drv.enqueue(q, next_read(i, q.next_cid));
-            if (n != 0) drv.ring_sq(q);
-            done += n;
+            if (n != 0) {
+              drv.ring_sq(q);
+              mine.done += n;
+              mine.last = std::chrono::steady_clock::now();
+            }
           } else {
             in_flight -= n;
           }
         }
       }
-      commands.fetch_add(done);
-      errors.fetch_add(bad);
     });
   }
   start.arrive_and_wait();
-  const auto t0 = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(cfg.seconds));
   stop.store(true);
-  const auto t1 = std::chrono::steady_clock::now();
   for (auto& t : clients) t.join();
-  return {commands.load(), errors.load(), std::chrono::duration<double>(t1 - t0).count()};
+  throughput_result r;
+  auto first = results[0].first, last = results[0].last;
+  for (const auto& m : results) {
+    r.commands += m.done;
+    r.errors += m.bad;
+    first = std::min(first, m.first);
+    last = std::max(last, m.last);
+  }
+  r.seconds = std::chrono::duration<double>(last - first).count();
+  return r;
 }
 
 void print(const char* what, const throughput_config& cfg, const throughput_result& r) {
@@ -184,10 +182,10 @@ TEST(EmulatedThroughput, TimingModelCapsIops) {
       {"capped", 50'000, 50'000, 20'000, 20'000, 10'000'000'000, 10'000'000'000}, 1, 1 << 20};
   const auto r = measure(cfg);
   print("capped at 20k IOPS", cfg, r);
-  // Completions are never earlier than modelled, so at most one per 50 µs (+ what was in
-  // flight when timing started); the lower bound only catches a stalled model.
-  EXPECT_LE(double(r.commands), 20'000 * r.seconds + 2 * cfg.depth + 1);
-  EXPECT_GT(r.iops(), 20'000 / 10.0);
+  // Completions are never earlier than modelled: the drive serves one read per 50 µs, so no
+  // more than that can complete between the first submission and the last completion.
+  // (How close to the cap it gets depends on the machine's load; that is printed, not tested.)
+  EXPECT_LE(double(r.commands), 20'000 * r.seconds + 1);
 }
 
 unsigned env_or(const char* name, unsigned fallback) {

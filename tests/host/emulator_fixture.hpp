@@ -31,11 +31,7 @@ inline host::emulated_controller::options test_options() {
 inline std::shared_ptr<host::ram_store> filled_ram(std::uint32_t block_size, std::uint64_t n_blocks,
                                                    std::uint64_t seed) {
   auto ns = std::make_shared<host::ram_store>(block_size, n_blocks);
-  std::vector<std::byte> block(block_size);
-  for (std::uint64_t lba = 0; lba < n_blocks; ++lba) {
-    synthetic_fill(seed, lba * block_size, block.data(), block_size);
-    ns->write(lba, 1, block.data());
-  }
+  host::fill_synthetic(*ns, seed);
   return ns;
 }
 

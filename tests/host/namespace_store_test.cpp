@@ -67,6 +67,16 @@ TEST(RamStore, ScatterGatherSegmentsMapToConsecutiveBytes) {
   EXPECT_TRUE(std::equal(c.begin(), c.end(), data.begin() + 812));
 }
 
+TEST(RamStore, FillSyntheticMakesItReadLikeASyntheticNamespace) {
+  ram_store ns(4096, 1000);  // not a whole number of fill chunks
+  fill_synthetic(ns, 21, 3);
+  std::vector<std::byte> buf(4096);
+  for (std::uint64_t lba : {0ull, 255ull, 256ull, 999ull}) {
+    ns.read(lba, 1, buf.data());
+    EXPECT_EQ(bam::synthetic_mismatch(21, lba * 4096, buf.data(), 4096), 4096u) << lba;
+  }
+}
+
 TEST(RamStore, RejectsBadRangesAndSizes) {
   EXPECT_THROW(ram_store(500, 10), bam::invalid_argument);
   ram_store ns(4096, 16);
