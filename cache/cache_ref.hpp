@@ -234,27 +234,54 @@ class cache_ref {
     stats_.add(range, counter::bytes_written, page_bytes_);
   }
 
-  /// Coalesces, lets each leader look its page up, and hands the result to the peers.
+  /// Internal result of a staged lookup that found the page being filled or evicted by another
+  /// thread: the lane asks again after its group published its own fills.
+  static constexpr status retry = static_cast<status>(0xff);
+
+  /**
+   * @brief Coalesces, lets each leader look its page up, and hands the result to the peers.
+   * @note With a staged backend a fill is published only after the group's collective copy, so
+   * a leader must never wait for another thread's fill while its own group holds unpublished
+   * ones (two warps could each wait for the other). Such lookups return `retry`: the group
+   * copies and publishes what it filled, then the unresolved lanes go round again, bounded by
+   * the time limit. Without staging, lookups wait in place and the loop runs once.
+   */
   template <detail::lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
-    const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
-    // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
-    const bool any_write = (g.ballot(mode == access_mode::write) & req.peers) != 0;
-    const bool leader = req.led_by(g.rank());
-    std::uint64_t packed = 0;
-    pending_fill pending{};
-    if (leader) {
-      const access_mode peers_mode = any_write ? access_mode::write : access_mode::read;
-      packed = pack(valid ? lookup(key, peers_mode, req.count, pending) : outcome{status::out_of_range, 0});
+    page_pin mine{status::out_of_range, 0, nullptr, false};
+    bool unresolved = valid;
+    std::uint64_t limit = 0;  // set when a lane first has to go round again
+    detail::backoff wait;
+    while (g.ballot(unresolved) != 0) {
+      const coalesced_request req = coalesce(g, unresolved ? make_tag(key) : no_page_tag);
+      // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
+      const bool any_write = (g.ballot(unresolved && mode == access_mode::write) & req.peers) != 0;
+      const bool leader = unresolved && req.led_by(g.rank());
+      std::uint64_t packed = 0;
+      pending_fill pending{};
+      if (leader) packed = pack(lookup(key, any_write ? access_mode::write : access_mode::read, req.count, pending));
+      if constexpr (staged_backend<Backend>) {
+        // Leaders whose pages wait in staging: the whole group copies them, then they publish.
+        backend_.finish_reads(g, pending.staged);
+        if (pending.staged.active()) packed = pack(complete_fill(pending));
+      }
+      const outcome o = unpack(g.shfl(packed, req.leader));
+      if (unresolved && o.result != retry) {
+        unresolved = false;
+        mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader}
+                                      : page_pin{o.result, 0, nullptr, false};
+      }
+      if (unresolved) {
+        if (limit == 0) limit = deadline();
+        if (detail::now_ns() > limit) {
+          unresolved = false;
+          mine = page_pin{status::timeout, 0, nullptr, false};
+        } else {
+          wait();
+        }
+      }
     }
-    if constexpr (staged_backend<Backend>) {
-      // Leaders whose pages wait in staging: the whole group copies them, then they publish.
-      backend_.finish_reads(g, pending.staged);
-      if (pending.staged.active()) packed = pack(complete_fill(pending));
-    }
-    const outcome o = unpack(g.shfl(packed, req.leader));
-    if (o.result != status::ok) return page_pin{o.result, 0, nullptr, false};
-    return page_pin{status::ok, o.slot, slot_bytes(o.slot), leader};
+    return mine;
   }
 
   /// A fill whose data still waits in a staged backend's buffer (the slot is busy, the entry
@@ -269,14 +296,16 @@ class cache_ref {
 
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.
   BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests, pending_fill& pending) const {
-    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
     const outcome o = lookup_once(key, mode, pending);
+    if (o.result == retry) return o;  // counted when it resolves
+    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
     if (o.result != status::ok) stats_.add(key.range, counter::failures, 1);
     return o;
   }
 
   /**
-   * @brief Finds `key` resident and pins it, or fills it, or waits for its filler.
+   * @brief Finds `key` resident and pins it, or fills it, or waits for its filler (with a staged
+   * backend: returns `retry` instead of waiting).
    * @note Loop: load the entry (relaxed); if it names a slot, try_pin validates state and tag
    * (a stale entry fails and is re-read); if empty, try_claim makes this thread the filler;
    * otherwise (filling, or the slot is being written back) back off until the deadline, which
@@ -289,6 +318,13 @@ class cache_ref {
     if (entry.resident() && slots_.try_pin(entry.slot(), tag, mode)) {
       stats_.add(key.range, counter::hits, 1);
       return outcome{status::ok, entry.slot()};
+    }
+    if constexpr (staged_backend<Backend>) {  // never wait here: see acquire_if
+      if (entry.empty() && table.try_claim(key.page)) {
+        stats_.add(key.range, counter::misses, 1);
+        return fill(table, key, mode, deadline(), pending);
+      }
+      return outcome{retry, 0};
     }
     stats_.add(key.range, counter::misses, 1);
     const std::uint64_t limit = deadline();
