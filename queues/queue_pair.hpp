@@ -190,6 +190,11 @@ class queue_pair_ref {
           atomic<std::uint64_t>(c.sq_committed).store(end, cuda::std::memory_order_release);
         }
         detail::unlock<Scope>(c.sq_lock);
+        // An earlier ticket that is never written (its submitter timed out) blocks the doorbell.
+        if (end == first) {
+          if (expired(deadline_ns)) return fail();
+          pause();
+        }
       } else {
         if (expired(deadline_ns)) return fail();
         pause();

@@ -185,3 +185,18 @@ TEST(QueuePair, DuplicateCompletionAfterTheFirstWasConsumedIsStillAFault) {
   qp.poll();
   EXPECT_TRUE(qp.failed());
 }
+
+TEST(QueuePair, PublishBehindATicketThatIsNeverWrittenTimesOut) {
+  // Ticket 0 is reserved but never written (its submitter gave up): ticket 1 cannot be
+  // published, and its submitter must time out rather than spin.
+  queue_memory q(8);
+  const auto qp = q.ref();
+  const std::uint64_t t0 = qp.reserve(), t1 = qp.reserve();
+  ASSERT_EQ(t0, 0u);
+  qp.write(t1, tagged(1));
+  const auto start = now_ns();
+  EXPECT_EQ(qp.publish(t1, now_ns() + seconds / 10), status::timeout);
+  EXPECT_GE(now_ns() - start, seconds / 10);
+  EXPECT_TRUE(qp.failed());
+  EXPECT_EQ(q.sq_tail(), 0u);
+}
