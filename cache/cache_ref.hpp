@@ -90,7 +90,7 @@ struct page_pin {
  * cache has slots (n_slots must exceed the number of lanes resident at a time, as in BaM), or
  * its requests end in no_slot.
  */
-/// The staging record of a staged backend, or an always-inactive placeholder.
+/// The staging record of a staged backend; for other backends, a record that is never active.
 template <class Backend>
 struct staging_of {
   struct type {
