@@ -129,8 +129,16 @@ class queue_pair_ref {
   // The steps of submit(), public so that tests can interleave them deterministically.
 
   /// Step 1: takes the next ticket.
-  BAM_HD std::uint64_t reserve() const {
-    return atomic<std::uint64_t>(s_.control->sq_reserved).fetch_add(1, cuda::std::memory_order_relaxed);
+  BAM_HD std::uint64_t reserve() const { return reserve(1); }
+  /**
+   * @brief Step 1 for a group: takes `n` consecutive tickets and returns the first.
+   * @note A group that reserves together and releases together after a collective cannot
+   * deadlock with other such groups when depth > n: every ticket then waits only for
+   * tickets of earlier reservations. Groups that reserve one by one can: a lane holding a slot
+   * at the collective may wait for a peer whose later ticket waits for that very slot.
+   */
+  BAM_HD std::uint64_t reserve(std::uint32_t n) const {
+    return atomic<std::uint64_t>(s_.control->sq_reserved).fetch_add(n, cuda::std::memory_order_relaxed);
   }
 
   /**

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Everything bam does on the GPU box, in one call of the device tool:
-#   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [demo]
-# (no argument: build test sanitize bench-all demo). It builds from the working tree with the
+#   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [vector] [demo]
+# (no argument: build test sanitize bench-all demo; `vector` runs bench/vector_search/run.sh,
+# which needs the carried .whl and .carry/fashion-mnist). BAM_GPU_BUILD names the build folder. It builds from the working tree with the
 # box's own toolchain (the box cannot download; Debian's GoogleTest sources are carried in
 # .carry/googletest when the box has none), runs the GPU tests, compute-sanitizer on the core
 # kernels, and the benchmarks. $OUT gets summary.log, the bench JSON and logs.tar.gz (every step's
@@ -10,7 +11,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/build/gpu-out}
-build=$root/build-gpu
+build=${BAM_GPU_BUILD:-$root/build-gpu}
 logs=$build/logs
 mkdir -p "$out" "$logs"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -49,6 +50,11 @@ do_bench() {
   local name=$1
   run "bench-$name" "$build/bench/$name/$name" --results "$out" ${BAM_BENCH_ARGS:-}
 }
+do_vector() {
+  # Its logs go with the others into logs.tar.gz; its JSON and PNG come back beside the summary.
+  run vector env BAM_BUILD_DIR="$build" OUT="$logs/vector" bash "$root/bench/vector_search/run.sh"
+  cp "$logs"/vector/*.json "$logs"/vector/*.png "$out"/ 2>/dev/null
+}
 do_demo() {
   run demo "$build/apps/bam-demo/bam-demo"
 }
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
     test) do_test ;;
     sanitize) do_sanitize ;;
     demo) do_demo ;;
+    vector) do_vector ;;
     bench)
       shift
       if [ "${1:-all}" = all ]; then

@@ -42,55 +42,72 @@ struct device_counters {
 
 __device__ std::uint64_t mix(std::uint64_t x) { return bam::synthetic_word(0xbeef, x); }
 
-/// Every thread issues `ops` random reads of `blocks` blocks into its own frame; after each
-/// round the warp reads the 32 frames together (16 bytes per lane per step) and verifies them.
+/**
+ * Every thread issues `ops` random reads of `io_bytes`. Per round, the warp takes consecutive
+ * tickets on its SM's queue pair with one reservation (queue_pair_ref::reserve(n): no
+ * hold-and-wait cycle between warps), each lane reads into the pinned frame of its command id
+ * (frames per (pair, command id), few enough to stay in the CPU's last-level cache), and the
+ * warp then reads the frames together, 16 bytes per lane per step with loads that bypass L1,
+ * verifies every word and releases the command ids.
+ */
 __global__ void queue_read_kernel(const queue_pair_ref<>* pairs, std::uint32_t n_pairs, std::byte* frames,
                                   std::uint64_t frames_bus, std::uint32_t io_bytes, std::uint32_t block_bytes,
                                   std::uint64_t n_units, std::uint64_t seed, std::uint32_t ops,
                                   std::uint64_t timeout_ns, device_counters* c) {
   const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
   const unsigned lane = threadIdx.x % 32;
-  const queue_pair_ref<>& qp = pairs[bam::detail::worker_id() % n_pairs];
+  const std::uint32_t pair = bam::detail::worker_id() % n_pairs;
+  const queue_pair_ref<>& qp = pairs[pair];
   const std::uint32_t blocks = io_bytes / block_bytes;
-  const std::uint64_t bus = frames_bus + tid * io_bytes;
-  bool healthy = true;
   unsigned long long done = 0, bad = 0;
   for (std::uint32_t op = 0; op < ops; ++op) {
+    const std::uint64_t deadline = bam::detail::now_ns() + timeout_ns;
     const std::uint64_t lba = (mix(tid * ops + op) % n_units) * blocks;
-    bool ok = false;
-    if (healthy) {
-      const std::uint64_t t0 = bam::detail::now_ns();
-      const auto r = qp.execute(bam::nvme::make_read(1, lba, blocks, bus, 0), timeout_ns);
-      ok = r.ok();
-      if (ok) {
-        ++done;
-        if (lane == 0) {
-          atomicAdd(&c->latency_ns_sum, bam::detail::now_ns() - t0);
-          atomicAdd(&c->latency_samples, 1ull);
-        }
-      } else {
-        healthy = false;
-        if (atomicAdd(&c->failed, 1ull) == 0) {
-          c->first_status = unsigned(r.status);
-          c->first_qid = qp.qid();
-          c->first_lba = lba;
-        }
-      }
+    std::uint64_t first = 0;
+    if (lane == 0) first = qp.failed() ? ~0ull : qp.reserve(32);
+    first = __shfl_sync(0xffffffffu, first, 0);
+    if (first == ~0ull) break;  // a wait timed out: the pair takes no more commands
+    const std::uint64_t t = first + lane;
+    const std::uint64_t t0 = bam::detail::now_ns();
+    bam::status st = qp.wait_for_slot(t, deadline);
+    const std::uint64_t frame = std::uint64_t(pair) * qp.depth() + qp.cid_of(t);
+    if (st == bam::status::ok) {
+      qp.write(t, bam::nvme::make_read(1, lba, blocks, frames_bus + frame * io_bytes, 0));
+      st = qp.publish(t, deadline);
     }
-    __syncwarp();
-    const unsigned ok_mask = __ballot_sync(0xffffffffu, ok);
-    for (unsigned j = 0; j < 32; ++j) {
+    bool owned = false;
+    if (st == bam::status::ok) {
+      const auto r = qp.await(t, deadline);
+      owned = r.status != bam::status::timeout;
+      st = r.status;
+    }
+    if (st == bam::status::ok) {
+      ++done;
+      if (lane == 0) {
+        atomicAdd(&c->latency_ns_sum, bam::detail::now_ns() - t0);
+        atomicAdd(&c->latency_samples, 1ull);
+      }
+    } else if (atomicAdd(&c->failed, 1ull) == 0) {
+      c->first_status = unsigned(st);
+      c->first_qid = qp.qid();
+      c->first_lba = lba;
+    }
+    __syncwarp();  // orders each lane's acquire of its completion before its peers' loads
+    for (unsigned ok_mask = __ballot_sync(0xffffffffu, st == bam::status::ok); ok_mask != 0; ok_mask &= ok_mask - 1) {
+      const unsigned j = unsigned(__ffs(ok_mask)) - 1;
       const std::uint64_t lba_j = __shfl_sync(0xffffffffu, lba, j);
-      if (!(ok_mask >> j & 1)) continue;
-      const uint4* f = reinterpret_cast<const uint4*>(frames + (tid - lane + j) * io_bytes);
+      const std::uint64_t frame_j = __shfl_sync(0xffffffffu, frame, j);
+      const uint4* f = reinterpret_cast<const uint4*>(frames + frame_j * io_bytes);
       for (std::uint32_t v = lane; v < io_bytes / 16; v += 32) {
-        const uint4 x = f[v];
+        const uint4 x = __ldcv(f + v);
         const std::uint64_t w = lba_j * block_bytes / 8 + 2 * std::uint64_t(v);
         const std::uint64_t lo = (std::uint64_t(x.y) << 32) | x.x, hi = (std::uint64_t(x.w) << 32) | x.z;
         bad += (lo != bam::synthetic_word(seed, w)) + (hi != bam::synthetic_word(seed, w + 1));
       }
     }
-    __syncwarp();
+    __syncwarp();  // every lane's loads of the frames precede their release
+    if (owned) qp.release(t);
+    if (__any_sync(0xffffffffu, st != bam::status::ok)) break;
   }
   atomicAdd(&c->completed, done);
   if (bad) atomicAdd(&c->mismatched_words, bad);
@@ -123,8 +140,8 @@ result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& n
   int sms = 0;
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const unsigned threads = 256, grid = unsigned(sms) * cfg.blocks_per_sm;
-  const std::uint64_t n_threads = std::uint64_t(grid) * threads;
-  bam::dma_buffer frames = dma.allocate(n_threads * cfg.io_bytes, bam::memory_kind::host, 4096);
+  const std::uint64_t n_frames = std::uint64_t(ctrl.io_queues().size()) * cfg.depth;
+  bam::dma_buffer frames = dma.allocate(n_frames * cfg.io_bytes, bam::memory_kind::host, 4096);
   bam::dma_buffer pairs = cuda.allocate(sizeof(queue_pair_ref<>) * ctrl.io_queues().size(), bam::memory_kind::device);
   BAM_CUDA_TRY(cudaMemcpy(pairs.device(), ctrl.io_queues().data(), pairs.size(), cudaMemcpyHostToDevice));
   bam::dma_buffer counters = cuda.allocate(sizeof(device_counters), bam::memory_kind::device);
@@ -175,15 +192,16 @@ int main(int argc, char** argv) {
   std::string results = "bench/results";
   std::uint64_t ns_gib = 8;
   std::uint32_t ops = 64;
-  std::vector<std::uint32_t> blocks_per_sm{1, 4};
-  std::vector<std::uint32_t> queue_counts{16, 64, 128}, depths{256, 1024}, worker_counts{4, 8, 14};
+  std::vector<std::uint32_t> blocks_per_sm{1, 2};
+  std::vector<std::uint32_t> queue_counts{32, 64, 132}, depths{64, 256}, worker_counts{8, 14};
   std::string cufile_path = "/tmp/bam-queue-read.dat";
   app.add_option("--results", results, "directory for the JSON result");
   app.add_option("--namespace-gib", ns_gib, "RAM namespace size in GiB")->check(CLI::Range(1, 64));
   app.add_option("--ops", ops, "reads per GPU thread per configuration");
   app.add_option("--blocks-per-sm", blocks_per_sm, "thread blocks of 256 per SM to sweep (fewer reads in flight keep frames in the CPU's cache)");
   app.add_option("--queues", queue_counts, "I/O queue pair counts to sweep");
-  app.add_option("--depths", depths, "queue depths to sweep");
+  app.add_option("--depths", depths, "queue depths to sweep (above 32: a warp reserves 32 tickets at once)")
+      ->check(CLI::Range(33, 65536));
   app.add_option("--workers", worker_counts, "emulator worker thread counts to sweep");
   app.add_option("--cufile-path", cufile_path, "file for the cuFile peer (empty: skip)");
   CLI11_PARSE(app, argc, argv);

@@ -12,7 +12,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/bench/results}
-build=$root/build-vector
+build=${BAM_BUILD_DIR:-$root/build-vector}  # scripts/gpu-run.sh passes its own configured build
 work=/tmp/bam-vector-work
 mkdir -p "$out" "$work"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -38,8 +38,9 @@ step "build (vector targets only)"
 gtest=()
 [ -d /usr/src/googletest ] && gtest=(-DBAM_GTEST_SOURCE_DIR=/usr/src/googletest)
 [ -d "$root/.carry/googletest" ] && gtest=(-DBAM_GTEST_SOURCE_DIR="$root/.carry/googletest")
-{ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBAM_ENABLE_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DBAM_BUILD_APPS=OFF "${gtest[@]}" &&
+{ { [ -f "$build/CMakeCache.txt" ] ||
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBAM_ENABLE_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DBAM_BUILD_APPS=OFF "${gtest[@]}"; } &&
   cmake --build "$build" -j "$(nproc)" --target vector_search vector_gpu_test; } > "$out/vector_build.log" 2>&1 ||
   { tail -n 60 "$out/vector_build.log"; exit 3; }
 
