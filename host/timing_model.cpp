@@ -4,6 +4,8 @@
 #include <bam/error.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <string>
 
 namespace bam::host {
 
@@ -56,6 +58,26 @@ std::uint64_t timing_model::schedule_flush(std::uint64_t now_ns) const noexcept 
     done = std::max(done, drives_[i].busy_until.load(std::memory_order_relaxed));
   }
   return done;
+}
+
+timing_model::options drive_array(std::string_view spec, std::uint64_t stripe_bytes) {
+  const std::size_t colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  std::uint32_t n_drives = 1;
+  if (colon != std::string_view::npos) {
+    const std::string_view count = spec.substr(colon + 1);
+    const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n_drives);
+    BAM_EXPECTS(ec == std::errc{} && end == count.data() + count.size() && n_drives >= 1 &&
+                    n_drives <= 64,
+                "drive_array: '" + std::string(spec) + "': the drive count must be 1..64");
+  }
+  std::string known;
+  for (const named_drive& d : named_drives) {
+    if (d.name == name) return timing_model::options{*d.profile, n_drives, stripe_bytes};
+    known += (known.empty() ? "" : ", ") + std::string(d.name);
+  }
+  throw invalid_argument("drive_array: unknown drive '" + std::string(name) + "' (known: " + known +
+                         "; write NAME or NAME:COUNT)");
 }
 
 }  // namespace bam::host

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 namespace bam::host {
 
@@ -32,6 +33,17 @@ inline constexpr drive_profile intel_optane_p5800x{
 inline constexpr drive_profile samsung_980_pro{
     "Samsung 980 PRO 1TB", 45'000, 16'000, 1'000'000, 1'000'000, 7'000'000'000, 5'000'000'000};
 }  // namespace drive_presets
+
+/// A preset by its short name, for command lines.
+struct named_drive {
+  std::string_view name;  ///< e.g. "optane-p5800x"
+  const drive_profile* profile;
+};
+/// Every preset with its short name: "optane-p5800x", "980pro".
+inline constexpr named_drive named_drives[] = {
+    {"optane-p5800x", &drive_presets::intel_optane_p5800x},
+    {"980pro", &drive_presets::samsung_980_pro},
+};
 
 /// Direction of a data transfer.
 enum class io_direction { read, write };
@@ -80,5 +92,16 @@ class timing_model {
   options options_;
   std::unique_ptr<drive_clock[]> drives_;
 };
+
+/**
+ * @brief Timing options for `spec` = "NAME" or "NAME:N": N drives (default 1) of the preset
+ *        with short name NAME (see named_drives), striped in units of `stripe_bytes`.
+ *        E.g. "980pro:4" is four Samsung 980 PROs; set it as emulated_controller::options::timing
+ *        (emulated_system_options::emulator.timing) to build an emulated system of those drives.
+ * @throw bam::invalid_argument for an unknown name (the message lists the known ones) or a
+ *        drive count that is not a number in 1..64.
+ */
+[[nodiscard]] timing_model::options drive_array(std::string_view spec,
+                                                std::uint64_t stripe_bytes = 128 * 1024);
 
 }  // namespace bam::host

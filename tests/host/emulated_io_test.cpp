@@ -363,4 +363,24 @@ TEST(EmulatedTiming, CompletionsAreNeverEarlierThanModelled) {
   std::printf("modelled 2000 IOPS, measured %.0f IOPS at queue depth 60\n", iops);
 }
 
+TEST(EmulatedTiming, PresetByNameHoldsEachReadForItsLatency) {
+  // Queue depth 1 from a CPU thread: every read waits at least the preset's read latency, so
+  // N reads take at least N times it (a lower bound only: a loaded machine is never too fast).
+  for (const auto& [spec, latency] : {std::pair{"980pro", 45us}, std::pair{"optane-p5800x:4", 5us}}) {
+    auto opts = test::test_options();
+    opts.timing = host::drive_array(spec);
+    emulator emu({test::filled_ram(512, 1024, ram_seed)}, opts);
+    auto& drv = emu.driver();
+    drv.enable();
+    auto q = drv.create_io_pair(1, 16);
+    auto buf = drv.alloc(4096);
+    constexpr int reads = 200;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reads; ++i) {
+      ASSERT_TRUE(drv.execute(q, nvme::make_read(1, (i * 8) % 1024, 8, buf.bus_at(0), 0)).status().ok());
+    }
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, reads * latency) << spec;
+  }
+}
+
 }  // namespace

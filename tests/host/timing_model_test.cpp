@@ -66,4 +66,40 @@ TEST(TimingModel, PresetsAreComplete) {
   EXPECT_THROW(timing_model({drive_profile{}, 1, 4096}), bam::invalid_argument);
 }
 
+TEST(TimingModel, DriveArraysAreSelectedByName) {
+  const auto optane = drive_array("optane-p5800x");
+  EXPECT_STREQ(optane.drive.name, drive_presets::intel_optane_p5800x.name);
+  EXPECT_EQ(optane.n_drives, 1u);
+  EXPECT_EQ(optane.drive.read_latency_ns, 5'000u);
+  EXPECT_EQ(optane.drive.read_iops, 1'500'000u);
+  EXPECT_EQ(optane.drive.read_bytes_per_s, 7'200'000'000u);
+  const auto samsung = drive_array("980pro:4");
+  EXPECT_STREQ(samsung.drive.name, drive_presets::samsung_980_pro.name);
+  EXPECT_EQ(samsung.n_drives, 4u);
+  EXPECT_EQ(samsung.drive.read_latency_ns, 45'000u);
+  EXPECT_EQ(samsung.drive.read_iops, 1'000'000u);
+  EXPECT_EQ(samsung.stripe_bytes, 128u * 1024);
+  for (const char* bad : {"optane", "980pro:0", "980pro:65", "980pro:x", "980pro:4x", ""}) {
+    EXPECT_THROW((void)drive_array(bad), bam::invalid_argument) << bad;
+  }
+}
+
+TEST(TimingModel, PresetsCapTheReadRate) {
+  // 12,000 random 4 KiB reads arriving at once: one drive serves them at its IOPS figure, four
+  // striped drives (128 KiB units, reads spread over 96 units) at four times that.
+  const auto last_completion = [](const char* spec) {
+    timing_model model(drive_array(spec));
+    std::uint64_t last = 0;
+    for (std::uint64_t i = 0; i < 12'000; ++i) {
+      last = std::max(last, model.schedule(io_direction::read, (i % 3072) * 4096, 4096, 0));
+    }
+    return last;
+  };
+  // (Service times are whole nanoseconds: 1 s / 1.5 M is 666 ns, hence 1 % slack.)
+  EXPECT_NEAR(double(last_completion("optane-p5800x")), 8e6, 8e4);  // 12 k / 1.5 M IOPS
+  EXPECT_NEAR(double(last_completion("980pro")), 12e6, 12e4);       // 12 k / 1.0 M IOPS
+  EXPECT_NEAR(double(last_completion("optane-p5800x:4")), 2e6, 2e4);
+  EXPECT_NEAR(double(last_completion("980pro:4")), 3e6, 3e4);
+}
+
 }  // namespace
