@@ -36,16 +36,8 @@ template <class Direction>
 using bgl_graph =
     boost::adjacency_list<boost::vecS, boost::vecS, Direction, boost::no_property, weight_property>;
 
-/// One test graph: built by our pipeline, and its raw edges (with GAP's weights) for Boost.
-struct graph_case {
-  std::string name;
-  std::function<std::unique_ptr<edge_source>(const test::scratch_dir&)> make_source;
-  bool symmetrize;
-};
-
-void PrintTo(const graph_case& c, std::ostream* os) { *os << c.name; }
-
-class AgreesWithBoost : public ::testing::TestWithParam<graph_case> {
+/// One test graph built by our pipeline, and its raw edges (with GAP's weights) for Boost.
+class AgreesWithBoost : public ::testing::TestWithParam<test::graph_case> {
  protected:
   void SetUp() override {
     source_ = GetParam().make_source(dir_);
@@ -178,31 +170,7 @@ TEST_P(AgreesWithBoost, PageRank) {
   EXPECT_EQ(pagerank(view, {}, 1).scores, gap_run.scores);
 }
 
-std::unique_ptr<edge_source> real_graph(const test::scratch_dir& dir, const std::string& name) {
-  const auto el = dir / (name + ".el");
-  test::gunzip(test::data_file(name + ".el.gz"), el);
-  return std::make_unique<edge_list_source>(el);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Graphs, AgreesWithBoost,
-    ::testing::Values(
-        graph_case{"gap_kron_g12_k16",
-                   [](const test::scratch_dir&) {
-                     return std::make_unique<gap_generator>(gap_kind::kron, 12, 16);
-                   },
-                   true},
-        graph_case{"gap_urand_u12_k8",
-                   [](const test::scratch_dir&) {
-                     return std::make_unique<gap_generator>(gap_kind::urand, 12, 8);
-                   },
-                   true},
-        graph_case{"email_Enron_undirected",
-                   [](const test::scratch_dir& d) { return real_graph(d, "email-Enron"); }, true},
-        graph_case{"pgp_strong_2009_directed",
-                   [](const test::scratch_dir& d) { return real_graph(d, "pgp-strong-2009"); },
-                   false}),
-    [](const ::testing::TestParamInfo<graph_case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Graphs, AgreesWithBoost, test::algorithm_graphs(), test::graph_case_name);
 
 TEST(SourcePicker, FollowsGapsDrawsAndSkipsIsolatedVertices) {
   test::scratch_dir dir;

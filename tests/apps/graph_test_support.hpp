@@ -10,13 +10,16 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "apps/graph/csr_format.hpp"
 #include "apps/graph/csr_view.hpp"
+#include "apps/graph/edge_list.hpp"
 #include "apps/graph/edge_source.hpp"
 #include "apps/graph/error.hpp"
 #include "apps/graph/gap_generator.hpp"
@@ -153,6 +156,46 @@ adjacency_model model_of(const csr_view<Id>& g) {
     }
   }
   return model;
+}
+
+/// One graph the algorithm tests run on: a source of raw edges, symmetrized or not.
+struct graph_case {
+  std::string name;
+  std::function<std::unique_ptr<edge_source>(const scratch_dir&)> make_source;
+  bool symmetrize;
+};
+
+inline void PrintTo(const graph_case& c, std::ostream* os) { *os << c.name; }
+
+/// A real network from data/NAME.el.gz, unpacked into `dir`.
+inline std::unique_ptr<edge_source> real_graph(const scratch_dir& dir, const std::string& name) {
+  const auto el = dir / (name + ".el");
+  gunzip(data_file(name + ".el.gz"), el);
+  return std::make_unique<edge_list_source>(el);
+}
+
+/// Generated GAP graphs and real ones, undirected and directed.
+inline auto algorithm_graphs() {
+  return ::testing::Values(
+      graph_case{"gap_kron_g12_k16",
+                 [](const scratch_dir&) {
+                   return std::make_unique<gap_generator>(gap_kind::kron, 12, 16);
+                 },
+                 true},
+      graph_case{"gap_urand_u12_k8",
+                 [](const scratch_dir&) {
+                   return std::make_unique<gap_generator>(gap_kind::urand, 12, 8);
+                 },
+                 true},
+      graph_case{"email_Enron_undirected",
+                 [](const scratch_dir& d) { return real_graph(d, "email-Enron"); }, true},
+      graph_case{"pgp_strong_2009_directed",
+                 [](const scratch_dir& d) { return real_graph(d, "pgp-strong-2009"); }, false});
+}
+
+/// Test names for algorithm_graphs().
+inline std::string graph_case_name(const ::testing::TestParamInfo<graph_case>& info) {
+  return info.param.name;
 }
 
 }  // namespace bam::graph::test
