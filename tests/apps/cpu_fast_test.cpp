@@ -88,7 +88,8 @@ TEST_P(AgreesWithReference, BfsDepths) {
     cpu_fast::thread_team team(threads);
     for (const std::uint32_t s : sources(4)) {
       EXPECT_EQ(cpu_fast::bfs(g(), s, team), bfs_depths(g(), s, 2)) << "source " << s;
-      // Always top-down, and bottom-up from the first step on: the switch must not matter.
+      // Bottom-up from the first step on (unexplored edges / alpha rounds to 0), and top-down
+      // until a frontier's edges exceed all unexplored ones: the switch must not matter.
       EXPECT_EQ(cpu_fast::bfs(g(), s, team, {.alpha = ~0ull >> 1, .beta = 18}),
                 bfs_depths(g(), s, 2));
       EXPECT_EQ(cpu_fast::bfs(g(), s, team, {.alpha = 1, .beta = 1}), bfs_depths(g(), s, 2));
