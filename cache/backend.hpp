@@ -52,23 +52,4 @@ concept backend = requires(const B& b, const page_io& io) {
   { b.write_page(io) } -> std::same_as<status>;
 };
 
-/**
- * @brief Optional extension of a backend whose reads land in a staging buffer (a pinned host
- * frame) that must then be copied into the slot.
- *
- * A single lane copying a page out of host memory issues many small, scattered PCIe reads; a
- * whole warp copying it issues few large ones. A staged backend therefore splits read_page:
- * - `start_read(io, s)` (one lane) moves the page into staging and fills `s` (s.active() when a
- *   copy is still owed; false when the data went straight into the slot);
- * - `finish_reads(g, s)` (collective over the lane group, every lane passing its own `s`, active
- *   or not) copies every active lane's staging buffer into its slot, then frees the staging.
- * On return from finish_reads every active lane's slot holds its page. The cache calls
- * finish_reads before it publishes the slots, so no reader sees a slot before its copy.
- */
-template <class B>
-concept staged_backend = backend<B> && requires(const B& b, const page_io& io, typename B::staged& s) {
-  { b.start_read(io, s) } -> std::same_as<status>;
-  { s.active() } -> std::same_as<bool>;
-};
-
 }  // namespace bam::cache

@@ -7,6 +7,7 @@
 //     path can be set against it.
 // Every value read is verified against the synthetic content the data was filled with.
 #include "bench/common/fill.hpp"
+#include "bench/common/queue_reads.cuh"
 #include "bench/common/report.hpp"
 
 #include <bam/detail/cuda_try.hpp>
@@ -108,19 +109,6 @@ __global__ void first_touch(View v, std::uint64_t per_page, std::uint64_t n_page
   atomicAdd(&c->reads, 1ull);
 }
 
-/// Raw queue rate: every thread reads random 4 KiB blocks into its own frame, no cache.
-__global__ void raw_queue_reads(const bam::queues::queue_pair_ref<>* pairs, unsigned n_pairs, std::uint64_t frames_bus,
-                                std::uint64_t n_pages, unsigned per_thread, counts* c) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  const auto& qp = pairs[bam::detail::worker_id() % n_pairs];
-  unsigned long long ok = 0;
-  for (unsigned k = 0; k < per_thread; ++k) {
-    const std::uint64_t page = mix(tid * per_thread + k) % n_pages;
-    ok += qp.execute(bam::nvme::make_read(1, page * 8, 8, frames_bus + tid * 4096, 0), 30'000'000'000ull).ok();
-  }
-  atomicAdd(&c->reads, ok);
-}
-
 struct timing {
   double seconds = 0;
   counts c{};
@@ -174,13 +162,13 @@ int main(int argc, char** argv) {
   CLI::App app{"bam array_read: bam::array vs VRAM, zero-copy and Unified Memory"};
   std::string results = "bench/results";
   std::uint64_t data_gib = 16;
-  unsigned per_thread = 32, workers = 14, queues = 128;
+  unsigned per_thread = 32, workers = 14, queues = 0;
   std::vector<std::uint32_t> page_sizes{4096, 16384, 65536};
   app.add_option("--results", results, "directory for the JSON result");
   app.add_option("--data-gib", data_gib, "data size for the 1/8-cache runs")->check(CLI::Range(1, 64));
   app.add_option("--per-thread", per_thread, "reads per thread");
   app.add_option("--workers", workers, "emulator threads");
-  app.add_option("--queues", queues, "I/O queue pairs");
+  app.add_option("--queues", queues, "I/O queue pairs (0: one per SM)");
   app.add_option("--page-sizes", page_sizes, "page sizes for the 1/8-cache runs");
   CLI11_PARSE(app, argc, argv);
 
@@ -255,51 +243,72 @@ int main(int argc, char** argv) {
   bam::host::emulated_system_options so;
   so.controllers = {{ns}};
   so.workers_per_controller = workers;
-  so.queue_pairs = queues;
+  so.queue_pairs = queues ? queues : unsigned(prop.multiProcessorCount);
   so.queue_depth = 256;
   bam::host::emulated_system sys(so);
 
-  // Raw queue rate, 4 KiB, same controller.
+  // Raw queue rate, 4 KiB, same controller: bench/queue_read's kernel (frames per command id,
+  // every word verified), one block of 256 per SM, its best shape.
   double raw_queue = 0;
   {
-    auto frames = sys.memory().allocate(threads * 4096, bam::memory_kind::host);
     const auto& qs = sys.driver(0).io_queues();
+    auto frames = sys.memory().allocate(qs.size() * so.queue_depth * 4096, bam::memory_kind::host, 4096);
     bam::queues::queue_pair_ref<>* pairs = nullptr;
+    bam::bench::device_counters* dc = nullptr;
     BAM_CUDA_TRY(cudaMalloc(&pairs, qs.size() * sizeof(qs[0])));
     BAM_CUDA_TRY(cudaMemcpy(pairs, qs.data(), qs.size() * sizeof(qs[0]), cudaMemcpyHostToDevice));
-    raw_queue = row("queues", "bam queues (no cache)", "uniform", 4096, timed([&](counts* c) {
-                      raw_queue_reads<<<grid, block>>>(pairs, unsigned(qs.size()), frames.bus_at(0), bytes / 4096, 8, c);
-                    }));
+    BAM_CUDA_TRY(cudaMalloc(&dc, sizeof *dc));
+    BAM_CUDA_TRY(cudaMemset(dc, 0, sizeof *dc));
+    timing t = timed([&](counts*) {
+      bam::bench::queue_read_kernel<<<prop.multiProcessorCount, 256>>>(pairs, std::uint32_t(qs.size()), frames.device(),
+                                                                       frames.bus_at(0), 4096, 512, bytes / 4096, seed,
+                                                                       64, 30'000'000'000ull, dc);
+    });
+    bam::bench::device_counters h{};
+    BAM_CUDA_TRY(cudaMemcpy(&h, dc, sizeof h, cudaMemcpyDeviceToHost));
+    t.c = counts{h.completed, h.mismatched_words + h.failed};
+    raw_queue = row("queues", "bam queues (no cache)", "uniform", 4096, t);
+    cudaFree(dc);
     cudaFree(pairs);
   }
 
-  // 1. All hits: 1/8 of the data fits a cache of the same size; warm it, then read.
+  // 1. All hits: 1/8 of the data fits a cache of the same size; warm it, then read. Sequential
+  // scans pin a page per warp, so their cost per element falls with the page size: both 4 KiB
+  // and 64 KiB pages are measured.
   double hit_random = 0, hit_seq = 0;
-  {
+  std::uint32_t hit_seq_page = 0;
+  nlohmann::json hit_ratios = nlohmann::json::object();
+  const plain_view vram_part{vram, n / 8};
+  const double vram_part_random = row("hits", "vram", "uniform", 0, timed([&](counts* c) {
+                                        random_reads<<<grid, block>>>(vram_part, nullptr, 1, per_thread, 4, c);
+                                      }));
+  row("hits", "vram", "sequential (a[i])", 0, timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_part, c); }));
+  for (const std::uint32_t page : {4096u, 65536u}) {
     bam::page_cache_options o;
+    o.page_bytes = page;
     o.cache_bytes = bytes / 8 + (64u << 20);
+    o.max_frame_bytes = std::size_t(8) << 30;
     bam::page_cache cache(sys.controllers(), sys.memory(), o);
     const auto a = cache.map<std::uint64_t>("hits", 1, 0, n / 8);
-    const plain_view vram_part{vram, n / 8};
     timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); });  // warm: fills every page
     cache.check();
     cache.reset_stats();
-    hit_random = row("hits", "bam", "uniform", 4096, timed([&](counts* c) {
-                       random_reads<<<grid, block>>>(a, nullptr, 1, per_thread, 4, c);
-                     }));
-    const double vram_part_random = row("hits", "vram", "uniform", 0, timed([&](counts* c) {
-                                          random_reads<<<grid, block>>>(vram_part, nullptr, 1, per_thread, 4, c);
-                                        }));
-    row("hits", "bam", "sequential (a[i])", 4096, timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); }));
-    row("hits", "vram", "sequential (a[i])", 0, timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_part, c); }));
-    hit_seq = row("hits", "bam", "sequential (pinned pages)", 4096,
-                  timed([&](counts* c) { sequential_pages<<<grid, block>>>(a, 512, c); }));
-    const double vram_part_seq = row("hits", "vram", "sequential (pinned pages)", 0,
-                                     timed([&](counts* c) { sequential_pages<<<grid, block>>>(vram_part, 512, c); }));
-    const auto s = cache.total_stats();
-    rep.notes()["all_hit_misses_after_warmup"] = s.counts.misses;
-    hit_random /= vram_part_random;
-    hit_seq /= vram_part_seq;
+    const double random = row("hits", "bam", "uniform", page, timed([&](counts* c) {
+                                random_reads<<<grid, block>>>(a, nullptr, 1, per_thread, 4, c);
+                              }));
+    row("hits", "bam", "sequential (a[i])", page, timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); }));
+    const std::uint64_t per_page = page / 8;
+    const double seq = row("hits", "bam", "sequential (pinned pages)", page,
+                           timed([&](counts* c) { sequential_pages<<<grid, block>>>(a, per_page, c); }));
+    const double vram_seq_pages = row("hits", "vram", "sequential (pinned pages)", page, timed([&](counts* c) {
+                                        sequential_pages<<<grid, block>>>(vram_part, per_page, c);
+                                      }));
+    const auto st = cache.total_stats();
+    rep.notes()["all_hit_misses_after_warmup_" + std::to_string(page)] = st.counts.misses;
+    hit_ratios["random_" + std::to_string(page)] = random / vram_part_random;
+    hit_ratios["seq_pinned_pages_" + std::to_string(page)] = seq / vram_seq_pages;
+    if (page == 4096) hit_random = random / vram_part_random;
+    if (seq / vram_seq_pages > hit_seq) hit_seq = seq / vram_seq_pages, hit_seq_page = page;
     cache.check();
   }
 
@@ -346,6 +355,8 @@ int main(int argc, char** argv) {
 
   rep.headline() = {{"hit_random_vs_vram", hit_random},
                     {"hit_seq_vs_vram", hit_seq},
+                    {"hit_seq_page_bytes", hit_seq_page},
+                    {"hit_ratios_by_page", hit_ratios},
                     {"miss_vs_queue", raw_queue > 0 ? miss_4k / raw_queue : 0},
                     {"vs_uvm_first_touch", uvm_first_touch > 0 ? bam_first_touch / uvm_first_touch : 0},
                     {"bam_first_touch_pages_per_s", bam_first_touch},

@@ -2,12 +2,11 @@
 // nvme_backend: how bam's page cache reaches NVMe. It maps a page of an array to a controller
 // and an LBA (pages striped over controllers), drives the queue pair of the caller's SM, and
 // moves the data through a pinned host frame (host-pinned tier: the controller writes the
-// frame, the calling thread copies it into the VRAM slot) or lets the controller DMA straight
-// into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
+// frame, the lanes whose reads completed together copy their frames into the VRAM slots) or
+// lets the controller DMA straight into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
 #pragma once
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
 #include <bam/nvme/command.hpp>
 #include <bam/status.hpp>
@@ -16,8 +15,11 @@
 #include "queues/prp.hpp"
 #include "queues/queue_set.hpp"
 
-#include <cuda/std/bit>
 #include <nv/target>
+
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
 
 #include <cstdint>
 #include <type_traits>
@@ -58,62 +60,11 @@ class nvme_backend {
   nvme_backend() = default;
   BAM_HD explicit nvme_backend(const storage& s) : s_(s) {}
 
-  /// A read whose page waits in its pinned frame (host-pinned tier) until finish_reads copies it;
-  /// the frame's command id stays owned until then.
-  struct staged {
-    std::byte* frame = nullptr;  ///< the page's bytes in host memory; null when nothing is owed
-    std::byte* slot = nullptr;   ///< where they go
-    std::uint64_t ticket = 0;    ///< the command, whose id (and frame) finish_reads releases
-    std::uint32_t pair = 0;      ///< its queue pair
-    BAM_HD bool active() const noexcept { return frame != nullptr; }
-  };
-
-  /// Reads the page into `io.data` by one lane (see cache/backend.hpp for the contract).
-  BAM_HD status read_page(const cache::page_io& io) const {
-    staged s{};
-    const status st = start_read(io, s);
-    if (s.active()) {
-      copy(s.slot, s.frame);
-      s_.queues.at(s.pair).release(s.ticket);
-    }
-    return st;
-  }
-  /// Reads the page into its frame, or straight into the slot on the peer-to-peer tier
-  /// (cache::staged_backend).
-  BAM_HD status start_read(const cache::page_io& io, staged& s) const {
-    return transfer(io, nvme::io_opcode::read, &s);
-  }
-  /**
-   * @brief Copies every active lane's frame into its slot with the whole group, 16 bytes per lane
-   * per step (a warp moves 512 contiguous bytes per instruction: few, large PCIe reads), then
-   * releases the frames' command ids. Collective; `mine` stays active so the caller knows it
-   * has a fill to publish.
-   * @note The first sync orders each leader's acquire of its completion before its peers' loads
-   * of the frame; loads bypass L1 (a frame is rewritten by the controller for every command).
-   * The second orders every lane's slot stores before the leaders' release that publishes them.
-   */
-  template <class Group>
-  BAM_HD void finish_reads(Group& g, const staged& mine) const {
-    detail::lane_mask owed = g.ballot(mine.active());
-    if (owed == 0) return;
-    const detail::lane_mask members = g.ballot(true);
-    const unsigned me = unsigned(cuda::std::popcount(members & ((detail::lane_mask{1} << g.rank()) - 1)));
-    const unsigned n = unsigned(cuda::std::popcount(members));
-    g.sync();
-    const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
-    while (owed != 0) {
-      const unsigned j = unsigned(cuda::std::countr_zero(owed));
-      owed &= owed - 1;
-      const auto* src = reinterpret_cast<const uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.frame), j));
-      auto* dst = reinterpret_cast<uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.slot), j));
-      for (std::uint32_t v = me; v < vecs; v += n) dst[v] = load_uncached(src + v);
-    }
-    g.sync();
-    if (mine.active()) s_.queues.at(mine.pair).release(mine.ticket);
-  }
+  /// Reads the page into `io.data`: through the frame of its command id, or peer-to-peer.
+  BAM_HD status read_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::read); }
 
   /// Writes `io.data` to the page's blocks.
-  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write, nullptr); }
+  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write); }
 
   /// Sends NVMe Flush for `nsid` on every controller, from the calling thread.
   BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
@@ -135,9 +86,11 @@ class nvme_backend {
    * release: the id is not reused before then, so no other command DMAs into the frame. For a
    * write, the frame is filled before write(); the release store of the ready word and the
    * doorbell publish it to the controller. For a read, await()'s acquire makes the
-   * controller's bytes visible before the copy.
+   * controller's bytes visible before copy_out, and the id is released only after it.
+   * No thread holds a command id while it waits for another thread: the id is released by the
+   * thread that took it, after a copy shared only with lanes that completed too (copy_out).
    */
-  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op, staged* out) const {
+  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op) const {
     const range_placement& r = s_.ranges[io.key.range];
     const std::uint32_t controller = r.first_controller + std::uint32_t(io.key.page % r.controllers);
     const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
@@ -159,10 +112,7 @@ class nvme_backend {
     const queues::completion_result done = qp.await(t, io.deadline_ns);
     if (done.status == status::timeout) return fail_io(done.status, {}, controller, qp, t, op, r, lba, io);
     if (s_.latency_histogram) count_latency(detail::now_ns() - start);
-    if (done.ok() && frame && op == nvme::io_opcode::read) {  // the copy is owed: keep the id
-      *out = staged{frame, io.data.data(), t, pair};
-      return status::ok;
-    }
+    if (done.ok() && frame && op == nvme::io_opcode::read) copy_out(io.data.data(), frame);
     qp.release(t);
     if (!done.ok()) return fail_io(done.status, done.nvme_status, controller, qp, t, op, r, lba, io);
     return status::ok;
@@ -184,15 +134,36 @@ class nvme_backend {
 #pragma unroll 16
     for (std::uint32_t i = 0; i < n; ++i) d[i] = s[i];
   }
+
+  /**
+   * @brief Copies a read page from its frame into the slot. On the device, the lanes of the warp
+   * that arrive here together copy all their frames together, 16 bytes per lane per step (a
+   * warp moves 512 contiguous bytes of one frame per instruction: few, large PCIe reads instead
+   * of one lane's ~128 scattered ones); a host thread copies alone.
+   * @note Only lanes that have completed their commands take part, so no lane waits here for
+   * one that may still wait for a queue slot (a wait cycle between warps). The first sync
+   * orders every lane's acquire of its completion before its peers' loads of its frame; the
+   * loads bypass L1 (a frame is rewritten for every command). The second orders the peers'
+   * loads before each lane releases its command id, and their slot stores before it
+   * publishes the slot.
+   */
+  BAM_HD void copy_out(std::byte* slot, const std::byte* frame) const {
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (
+      const auto g = cooperative_groups::coalesced_threads();
+      const unsigned n = g.num_threads(), me = g.thread_rank();
+      const std::uint32_t vecs = s_.page_bytes / sizeof(uint4);
+      g.sync();
+      for (unsigned j = 0; j < n; ++j) {
+        const auto* src = reinterpret_cast<const uint4*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
+        auto* dst = reinterpret_cast<uint4*>(g.shfl(reinterpret_cast<std::uint64_t>(slot), j));
+        for (std::uint32_t v = me; v < vecs; v += n) dst[v] = __ldcv(src + v);
+      }
+      g.sync();
+    ), (copy(slot, frame);))
+  }
   struct alignas(16) uint4_t {
     std::uint32_t x, y, z, w;
   };
-  /// A 16-byte load that does not keep the line in L1 (device), or a plain load (host).
-  BAM_HD static uint4_t load_uncached(const uint4_t* p) {
-    NV_IF_ELSE_TARGET(NV_IS_DEVICE,
-                      (const uint4 v = __ldcv(reinterpret_cast<const uint4*>(p)); return uint4_t{v.x, v.y, v.z, v.w};),
-                      (return *p;))
-  }
 
   BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
                         const queues::queue_pair_ref<>& qp, std::uint64_t ticket, nvme::io_opcode op,
@@ -223,6 +194,6 @@ class nvme_backend {
 };
 
 static_assert(std::is_trivially_copyable_v<nvme_backend>);
-static_assert(cache::staged_backend<nvme_backend>);
+static_assert(cache::backend<nvme_backend>);
 
 }  // namespace bam
