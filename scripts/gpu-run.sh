@@ -18,12 +18,21 @@ export PATH=/usr/local/cuda/bin:$PATH
 status=0
 
 log() { printf '\n== %s\n' "$*" | tee -a "$out/summary.log"; }
-run() {  # run NAME CMD...: output to $out/NAME.log, the last lines to the summary
+run() {  # run NAME CMD...: output to $logs/NAME.log and, with BAM_GPU_LIVE=1, to stdout as it
+  # comes; the last lines to the summary. BAM_STEP_TIMEOUT (seconds) bounds every step, so a
+  # step that overruns still leaves its log in logs.tar.gz.
   local name=$1; shift
   log "$name: $*"
-  "$@" > "$logs/$name.log" 2>&1
-  local rc=$?
-  tail -n 40 "$logs/$name.log" | tee -a "$out/summary.log"
+  local limit=()
+  [ -n "${BAM_STEP_TIMEOUT:-}" ] && limit=(timeout "$BAM_STEP_TIMEOUT")
+  if [ "${BAM_GPU_LIVE:-0}" = 1 ]; then
+    "${limit[@]}" "$@" 2>&1 | tee "$logs/$name.log"
+  else
+    "${limit[@]}" "$@" > "$logs/$name.log" 2>&1
+  fi
+  local rc=${PIPESTATUS[0]}
+  tail -n 40 "$logs/$name.log" >> "$out/summary.log"
+  [ "${BAM_GPU_LIVE:-0}" = 1 ] || tail -n 40 "$logs/$name.log"
   [ $rc -eq 0 ] || { echo "!! $name failed with $rc" | tee -a "$out/summary.log"; status=1; }
   return $rc
 }

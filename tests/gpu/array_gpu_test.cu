@@ -61,8 +61,9 @@ __global__ void pinned_under_pressure(array<std::uint64_t> a, std::uint64_t seed
       }
     }
   } else {
-    for (unsigned k = 0; k < 64; ++k) {
-      const std::uint64_t i = mix(warp * 64 + k + threadIdx.x % 32) % a.size();
+    const std::uint64_t lane = warp * 32 + threadIdx.x % 32;
+    for (unsigned k = 0; k < 64; ++k) {  // ~1 M distinct pages: far more than the cache's slots
+      const std::uint64_t i = mix(lane * 64 + k) % a.size();
       wrong += a[i] != bam::synthetic_word(seed, i);
     }
   }
