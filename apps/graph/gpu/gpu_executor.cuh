@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the graph steps as kernels (nvcc only): group steps get one full warp per item, lane
+// steps one thread per item, both over grid-stride loops on a grid no larger than what is
+// resident, and, over cached storage, small enough that the warps' pins fit in half the slots.
+#pragma once
+
+#include "apps/graph/gpu/runners.hpp"
+#include "apps/graph/gpu/step_support.hpp"
+#include "apps/vector/gpu_util.cuh"
+
+#include <bam/detail/cuda_try.hpp>
+#include <bam/error.hpp>
+#include <bam/gpu/warp_group.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace bam::graph::gpu {
+
+namespace kernels {
+
+/// Adds every lane's totals into *out: a warp sum, then one atomic per field from lane 0.
+/// @pre all 32 lanes of the warp call it (blocks are whole warps).
+__device__ inline void add_totals(step_totals t, step_totals* out) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    t.edges += __shfl_down_sync(0xffffffffu, t.edges, offset);
+    t.vertices += __shfl_down_sync(0xffffffffu, t.vertices, offset);
+    t.degrees += __shfl_down_sync(0xffffffffu, t.degrees, offset);
+    t.change += __shfl_down_sync(0xffffffffu, t.change, offset);
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (t.edges) atomicAdd(reinterpret_cast<unsigned long long*>(&out->edges), t.edges);
+    if (t.vertices) atomicAdd(reinterpret_cast<unsigned long long*>(&out->vertices), t.vertices);
+    if (t.degrees) atomicAdd(reinterpret_cast<unsigned long long*>(&out->degrees), t.degrees);
+    if (t.change != 0) atomicAdd(&out->change, t.change);
+  }
+}
+
+/// Warp w takes items w, w + warps, ...: the loop bound is the same for every lane.
+template <class Step>
+__global__ void group_items(std::uint64_t n, Step step, step_totals* out) {
+  const std::uint64_t warp = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
+  const std::uint64_t warps = gridDim.x * std::uint64_t(blockDim.x) / 32;
+  bam::gpu::warp_group g(0xffffffffu);
+  step_totals mine;
+  for (std::uint64_t i = warp; i < n; i += warps) mine += step(g, i);
+  add_totals(mine, out);
+}
+
+template <class Step>
+__global__ void lane_items(std::uint64_t n, Step step, step_totals* out) {
+  const std::uint64_t threads = gridDim.x * std::uint64_t(blockDim.x);
+  step_totals mine;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += threads) mine += step(i);
+  __syncwarp();
+  add_totals(mine, out);
+}
+
+}  // namespace kernels
+
+class gpu_executor {
+ public:
+  template <class T>
+  using buffer = vec::gpu::device_buffer<T>;
+
+  /**
+   * @param slots the cache's slots when the graph is read through it (0: plain memory)
+   * @throw bam::invalid_argument for a block size that is not a multiple of 32
+   */
+  gpu_executor(const run_options& o, std::uint64_t slots)
+      : block_(o.block_threads), max_warps_(o.max_warps), slots_(slots), totals_(1) {
+    BAM_EXPECTS(block_ >= 32 && block_ <= 1024 && block_ % 32 == 0,
+                "block_threads must be a multiple of 32 in 32..1024, not " + std::to_string(block_));
+    int device = 0;
+    BAM_CUDA_TRY(cudaGetDevice(&device));
+    BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
+  }
+
+  template <class T>
+  [[nodiscard]] buffer<T> make(std::uint64_t n) const {
+    return buffer<T>(n);
+  }
+
+  /// One warp per item; `pins`: cache pages a warp may hold at once.
+  template <class Step>
+  step_totals for_groups(std::uint64_t n, unsigned pins, const Step& step) {
+    const auto kernel = kernels::group_items<Step>;
+    return launch(kernel, n, (n + block_ / 32 - 1) / (block_ / 32), pins, step);
+  }
+  /// One thread per item; `pins`: cache pages a warp may hold at once (32 when every lane reads
+  /// its own element through the cache).
+  template <class Step>
+  step_totals for_lanes(std::uint64_t n, unsigned pins, const Step& step) {
+    const auto kernel = kernels::lane_items<Step>;
+    return launch(kernel, n, (n + block_ - 1) / block_, pins, step);
+  }
+  void synchronize() const { BAM_CUDA_TRY(cudaDeviceSynchronize()); }
+  /// Reads one word the kernels can read (VRAM, pinned or managed memory).
+  template <class T>
+  [[nodiscard]] T fetch(const T* p) const {
+    T v;
+    BAM_CUDA_TRY(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDefault));
+    return v;
+  }
+
+ private:
+  template <class Kernel, class Step>
+  step_totals launch(Kernel kernel, std::uint64_t n, std::uint64_t wanted_blocks, unsigned pins, const Step& step) {
+    if (n == 0) return {};
+    int per_sm = 0;
+    BAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block_), 0));
+    std::uint64_t blocks = std::min<std::uint64_t>(wanted_blocks, std::uint64_t(std::max(per_sm, 1)) * sms_);
+    const std::uint64_t warps_per_block = block_ / 32;
+    if (slots_ != 0 && pins != 0) blocks = std::min(blocks, slots_ / (2 * pins * warps_per_block));
+    if (max_warps_ != 0) blocks = std::min(blocks, max_warps_ / warps_per_block);
+    blocks = std::max<std::uint64_t>(blocks, 1);
+    BAM_CUDA_TRY(cudaMemset(totals_.data(), 0, sizeof(step_totals)));
+    kernel<<<unsigned(blocks), block_>>>(n, step, totals_.data());
+    BAM_CUDA_TRY(cudaGetLastError());
+    BAM_CUDA_TRY(cudaDeviceSynchronize());
+    step_totals t;
+    totals_.download({&t, 1});
+    return t;
+  }
+
+  unsigned block_;
+  std::uint64_t max_warps_;
+  std::uint64_t slots_;
+  int sms_ = 0;
+  vec::gpu::device_buffer<step_totals> totals_;
+};
+
+}  // namespace bam::graph::gpu

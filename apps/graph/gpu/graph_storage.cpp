@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "apps/graph/gpu/graph_storage.hpp"
+
+#include "apps/graph/error.hpp"
+
+#include "host/emulated_system.hpp"
+#include "host/file_store.hpp"
+#include "host/ram_store.hpp"
+
+#include <bam/error.hpp>
+
+#if BAM_WITH_CUDA_RUNTIME
+#include <bam/detail/cuda_try.hpp>
+
+#include "host/cuda_memory.hpp"
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace bam::graph::gpu {
+
+namespace {
+
+/// Logical block size of the graph's namespace; sections start on 4096-byte boundaries.
+constexpr std::uint32_t block_bytes = 512;
+
+/// Writes `bytes` at byte `offset` (a multiple of block_bytes) of the store, padding the last
+/// block with zeros.
+void write_section(host::namespace_store& ns, std::uint64_t offset, std::span<const std::byte> bytes) {
+  constexpr std::uint64_t chunk = std::uint64_t{8} << 20;
+  std::vector<std::byte> buf(chunk);
+  for (std::uint64_t done = 0; done < bytes.size(); done += chunk) {
+    const std::uint64_t n = std::min<std::uint64_t>(chunk, bytes.size() - done);
+    std::copy_n(bytes.data() + done, n, buf.data());
+    const std::uint64_t padded = (n + block_bytes - 1) / block_bytes * block_bytes;
+    std::fill(buf.data() + n, buf.data() + padded, std::byte{0});
+    ns.write((offset + done) / block_bytes, std::uint32_t(padded / block_bytes), buf.data());
+  }
+}
+
+/// The namespace holding the file's bytes at LBA = file offset / 512: the file itself, or a RAM
+/// copy of its neighbor and weight sections (the only ones read through the cache).
+std::shared_ptr<host::namespace_store> graph_namespace(const csr_file& file, bool file_backed) {
+  const csr_header& h = file.header();
+  const std::uint64_t blocks = h.file_bytes / block_bytes;
+  if (file_backed) {
+    host::file_store::options fo;
+    fo.path = file.path().string();
+    fo.block_size = block_bytes;
+    fo.n_blocks = blocks;
+    return std::make_shared<host::file_store>(fo);
+  }
+  auto ns = std::make_shared<host::ram_store>(block_bytes, blocks);
+  visit_view(file, [&](const auto& g) {
+    write_section(*ns, h.neighbors_offset, std::as_bytes(g.neighbors));
+    if (h.weighted()) write_section(*ns, h.weights_offset, std::as_bytes(g.weights));
+  });
+  return ns;
+}
+
+template <class Id>
+void require_width(const csr_file& file) {
+  if (file.header().id_bytes != sizeof(Id)) {
+    throw graph_error(file.path().string() + ": the graph has " + std::to_string(file.header().id_bytes) +
+                      "-byte ids, not " + std::to_string(sizeof(Id)));
+  }
+}
+
+#if BAM_WITH_CUDA_RUNTIME
+/// GPU memory of one kind, freed with the matching call.
+class gpu_block {
+ public:
+  gpu_block(std::size_t bytes, placement kind) : kind_(kind) {
+    if (bytes == 0) return;
+    switch (kind) {
+      case placement::vram: BAM_CUDA_TRY(cudaMalloc(&p_, bytes)); break;
+      case placement::pinned: BAM_CUDA_TRY(cudaMallocHost(&p_, bytes)); break;
+      case placement::managed: BAM_CUDA_TRY(cudaMallocManaged(&p_, bytes)); break;
+      case placement::host: throw bam::invalid_argument("gpu_block: host memory is the file mapping");
+    }
+  }
+  gpu_block(const gpu_block&) = delete;
+  gpu_block& operator=(const gpu_block&) = delete;
+  ~gpu_block() {
+    if (p_ == nullptr) return;
+    if (kind_ == placement::pinned) cudaFreeHost(p_);
+    else cudaFree(p_);
+  }
+  [[nodiscard]] void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+  placement kind_;
+};
+
+/// Copies `bytes` into new memory of `kind` (cudaMemcpy: pinned and managed pages are written
+/// by the copy engine or the CPU, and managed pages migrate to the GPU when kernels touch them).
+std::unique_ptr<gpu_block> copy_to(std::span<const std::byte> bytes, placement kind) {
+  auto block = std::make_unique<gpu_block>(bytes.size(), kind);
+  if (!bytes.empty()) BAM_CUDA_TRY(cudaMemcpy(block->get(), bytes.data(), bytes.size(), cudaMemcpyDefault));
+  return block;
+}
+#endif
+
+}  // namespace
+
+const char* to_string(placement p) {
+  switch (p) {
+    case placement::vram: return "vram";
+    case placement::pinned: return "pinned";
+    case placement::managed: return "managed";
+    case placement::host: return "host";
+  }
+  return "?";
+}
+
+// ---- cached_graph -----------------------------------------------------------------------------
+
+struct cached_graph::device_offsets {
+  const std::uint64_t* ptr = nullptr;  ///< VRAM copy (GPU) or the file mapping (CPU)
+#if BAM_WITH_CUDA_RUNTIME
+  std::unique_ptr<gpu_block> vram;
+#endif
+};
+
+cached_graph::cached_graph(const csr_file& file, const cached_graph_options& o)
+    : file_(file), where_(o.where), offsets_(std::make_unique<device_offsets>()) {
+  const csr_header& h = file.header();
+  BAM_EXPECTS(o.page_bytes >= 4096 && o.page_bytes % 4096 == 0,
+              "page size must be a multiple of 4096 (sections are 4096-byte aligned), not " +
+                  std::to_string(o.page_bytes));
+  host::emulated_system_options so;
+  so.controllers = {{graph_namespace(file, o.file_backed)}};
+  so.workers_per_controller = o.workers;
+  so.queue_pairs = o.queues;
+  so.queue_depth = o.depth;
+  so.use_gpu = o.where == engine::gpu;
+  so.emulator = o.emulator;
+  system_ = std::make_unique<host::emulated_system>(so);
+  BAM_EXPECTS(system_->on_gpu() == (o.where == engine::gpu),
+              "cached_graph: the GPU engine was asked for, but no GPU is present");
+  page_cache_options po;
+  po.page_bytes = o.page_bytes;
+  po.cache_bytes = o.cache_bytes;
+  po.timeout = std::chrono::milliseconds(60'000);
+  cache_ = std::make_unique<page_cache>(system_->controllers(), system_->memory(), po);
+  const std::uint64_t lba = h.neighbors_offset / block_bytes;
+  if (h.id_bytes == 4) neighbors32_ = cache_->map<std::uint32_t>("neighbors", 1, lba, h.num_edges);
+  else neighbors64_ = cache_->map<std::uint64_t>("neighbors", 1, lba, h.num_edges);
+  if (h.weighted()) weights_ = cache_->map<weight_t>("weights", 1, h.weights_offset / block_bytes, h.num_edges);
+
+  const auto offsets = visit_view(file, [](const auto& g) { return g.offsets; });
+#if BAM_WITH_CUDA_RUNTIME
+  if (o.where == engine::gpu) {
+    offsets_->vram = copy_to(std::as_bytes(offsets), placement::vram);
+    offsets_->ptr = static_cast<const std::uint64_t*>(offsets_->vram->get());
+    return;
+  }
+#endif
+  offsets_->ptr = offsets.data();
+}
+
+cached_graph::~cached_graph() = default;
+
+std::uint64_t cached_graph::edge_bytes() const {
+  const csr_header& h = file_.header();
+  return h.num_edges * (h.id_bytes + h.weight_bytes);
+}
+
+template <class Id>
+cached_graph_view<Id> cached_graph::view() const {
+  require_width<Id>(file_);
+  const array<Id>* n = nullptr;
+  if constexpr (sizeof(Id) == 4) n = &*neighbors32_;
+  else n = &*neighbors64_;
+  const csr_header& h = file_.header();
+  // Unweighted: an empty view (never read: weighted() is false).
+  const array<weight_t> w = weights_ ? *weights_ : array<weight_t>(n->cache(), n->range_id(), 0, nullptr);
+  return {offsets_->ptr, h.num_vertices, h.num_edges, cached_edges<Id>(*n), cached_edges<weight_t>(w), h.symmetric()};
+}
+
+template cached_graph_view<std::uint32_t> cached_graph::view<std::uint32_t>() const;
+template cached_graph_view<std::uint64_t> cached_graph::view<std::uint64_t>() const;
+
+// ---- resident_graph ---------------------------------------------------------------------------
+
+struct resident_graph::buffers {
+  const void* offsets = nullptr;
+  const void* neighbors = nullptr;
+  const void* weights = nullptr;
+#if BAM_WITH_CUDA_RUNTIME
+  std::unique_ptr<gpu_block> offsets_vram, neighbors_mem, weights_mem;
+#endif
+};
+
+resident_graph::resident_graph(const csr_file& file, placement where)
+    : file_(file), where_(where), b_(std::make_unique<buffers>()) {
+  visit_view(file, [&](const auto& g) {
+    if (where == placement::host) {
+      b_->offsets = g.offsets.data();
+      b_->neighbors = g.neighbors.data();
+      b_->weights = g.weights.data();
+      return;
+    }
+#if BAM_WITH_CUDA_RUNTIME
+    BAM_EXPECTS(host::cuda_device_present(),
+                std::string("resident_graph: placement ") + to_string(where) + " needs a CUDA device");
+    b_->offsets_vram = copy_to(std::as_bytes(g.offsets), placement::vram);
+    b_->neighbors_mem = copy_to(std::as_bytes(g.neighbors), where);
+    b_->weights_mem = copy_to(std::as_bytes(g.weights), where);
+    b_->offsets = b_->offsets_vram->get();
+    b_->neighbors = b_->neighbors_mem->get();
+    b_->weights = b_->weights_mem->get();
+#else
+    throw bam::invalid_argument(std::string("resident_graph: placement ") + to_string(where) +
+                                " needs a CUDA build");
+#endif
+  });
+}
+
+resident_graph::~resident_graph() = default;
+
+template <class Id>
+pointer_graph_view<Id> resident_graph::view() const {
+  require_width<Id>(file_);
+  const csr_header& h = file_.header();
+  return {static_cast<const std::uint64_t*>(b_->offsets),
+          h.num_vertices,
+          h.num_edges,
+          pointer_edges<Id>(static_cast<const Id*>(b_->neighbors), h.num_edges),
+          pointer_edges<weight_t>(static_cast<const weight_t*>(b_->weights), h.weighted() ? h.num_edges : 0),
+          h.symmetric()};
+}
+
+template pointer_graph_view<std::uint32_t> resident_graph::view<std::uint32_t>() const;
+template pointer_graph_view<std::uint64_t> resident_graph::view<std::uint64_t>() const;
+
+}  // namespace bam::graph::gpu
