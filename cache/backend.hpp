@@ -52,4 +52,24 @@ concept backend = requires(const B& b, const page_io& io) {
   { b.write_page(io) } -> std::same_as<status>;
 };
 
+/**
+ * @brief Optional extension of a backend that performs a group's reads together.
+ *
+ * A single lane copying a page out of host memory issues many small, scattered PCIe reads; a
+ * whole warp copying it issues few large ones. And lanes that hold queue resources while they
+ * wait for their group can deadlock against other groups unless the group takes its resources
+ * in one step. A staged backend therefore splits read_page:
+ * - `start_read(io, s)` (one lane, never waits) records the read in `s` (s.active());
+ * - `finish_reads(g, s)` (collective over the lane group, every lane passing its own `s`, active
+ *   or not) performs every active lane's read, moves the data into its slot and returns the
+ *   lane's status.
+ * The cache calls finish_reads before it publishes the slots, so no reader sees a slot before
+ * its data, and never while one of the group's lanes waits for another thread's fill.
+ */
+template <class B>
+concept staged_backend = backend<B> && requires(const B& b, const page_io& io, typename B::staged& s) {
+  { b.start_read(io, s) } -> std::same_as<status>;
+  { s.active() } -> std::same_as<bool>;
+};
+
 }  // namespace bam::cache

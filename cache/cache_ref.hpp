@@ -90,6 +90,18 @@ struct page_pin {
  * cache has slots (n_slots must exceed the number of lanes resident at a time, as in BaM), or
  * its requests end in no_slot.
  */
+/// The staging record of a staged backend; for other backends, a record that is never active.
+template <class Backend>
+struct staging_of {
+  struct type {
+    BAM_HD bool active() const noexcept { return false; }
+  };
+};
+template <staged_backend Backend>
+struct staging_of<Backend> {
+  using type = typename Backend::staged;
+};
+
 template <backend Backend, cuda::thread_scope Scope = cuda::thread_scope_device>
 class cache_ref {
  public:
@@ -222,39 +234,85 @@ class cache_ref {
     stats_.add(range, counter::bytes_written, page_bytes_);
   }
 
-  /// Coalesces, lets each leader look its page up, and hands the result to the peers.
+  /// Internal result of a staged lookup that found the page being filled or evicted by another
+  /// thread: the lane asks again after its group published its own fills.
+  static constexpr status retry = static_cast<status>(0xff);
+
+  /**
+   * @brief Coalesces, lets each leader look its page up, and hands the result to the peers.
+   * @note With a staged backend a fill is published only after the group's collective
+   * finish_reads, so a leader must never wait for another thread's fill while its own group
+   * holds unpublished ones (it could wait for a page its own group is evicting, or two warps
+   * for each other). Such lookups return `retry`: the group reads and publishes what it
+   * claimed, then the unresolved lanes go round again, bounded by the time limit. Without
+   * staging, lookups wait in place and the loop runs once.
+   */
   template <detail::lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
-    const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
-    // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
-    const bool any_write = (g.ballot(mode == access_mode::write) & req.peers) != 0;
-    const bool leader = req.led_by(g.rank());
-    std::uint64_t packed = 0;
-    if (leader) {
-      const access_mode peers_mode = any_write ? access_mode::write : access_mode::read;
-      packed = pack(valid ? lookup(key, peers_mode, req.count) : outcome{status::out_of_range, 0});
+    page_pin mine{status::out_of_range, 0, nullptr, false};
+    bool unresolved = valid;
+    std::uint64_t limit = 0;  // set when a lane first has to go round again
+    detail::backoff wait;
+    while (g.ballot(unresolved) != 0) {
+      const coalesced_request req = coalesce(g, unresolved ? make_tag(key) : no_page_tag);
+      // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
+      const bool any_write = (g.ballot(unresolved && mode == access_mode::write) & req.peers) != 0;
+      const bool leader = unresolved && req.led_by(g.rank());
+      std::uint64_t packed = 0;
+      pending_fill pending{};
+      if (leader) packed = pack(lookup(key, any_write ? access_mode::write : access_mode::read, req.count, pending));
+      if constexpr (staged_backend<Backend>) {
+        // Leaders whose reads were recorded: the group performs them together, then they publish.
+        const status read = backend_.finish_reads(g, pending.staged);
+        if (pending.staged.active()) packed = pack(read == status::ok ? complete_fill(pending) : abort_fill(pending, read));
+      }
+      const outcome o = unpack(g.shfl(packed, req.leader));
+      if (unresolved && o.result != retry) {
+        unresolved = false;
+        mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader}
+                                      : page_pin{o.result, 0, nullptr, false};
+      }
+      if (unresolved) {
+        if (limit == 0) limit = deadline();
+        if (detail::now_ns() > limit) {
+          unresolved = false;
+          mine = page_pin{status::timeout, 0, nullptr, false};
+        } else {
+          wait();
+        }
+      }
     }
-    const outcome o = unpack(g.shfl(packed, req.leader));
-    if (o.result != status::ok) return page_pin{o.result, 0, nullptr, false};
-    return page_pin{status::ok, o.slot, slot_bytes(o.slot), leader};
+    return mine;
   }
 
+  /// A fill whose read a staged backend recorded (the slot is busy, the entry claimed);
+  /// complete_fill() publishes it once finish_reads() performed it, abort_fill() undoes it.
+  struct pending_fill {
+    page_table_ref<Scope> table{};
+    page_key key{};
+    access_mode mode = access_mode::read;
+    std::uint32_t slot = 0;
+    typename staging_of<Backend>::type staged{};
+  };
+
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.
-  BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests) const {
+  BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests, pending_fill& pending) const {
+    const outcome o = lookup_once(key, mode, pending);
+    if (o.result == retry) return o;  // counted when it resolves
     if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
-    const outcome o = lookup_once(key, mode);
     if (o.result != status::ok) stats_.add(key.range, counter::failures, 1);
     return o;
   }
 
   /**
-   * @brief Finds `key` resident and pins it, or fills it, or waits for its filler.
+   * @brief Finds `key` resident and pins it, or fills it, or waits for its filler (with a staged
+   * backend: returns `retry` instead of waiting).
    * @note Loop: load the entry (relaxed); if it names a slot, try_pin validates state and tag
    * (a stale entry fails and is re-read); if empty, try_claim makes this thread the filler;
    * otherwise (filling, or the slot is being written back) back off until the deadline, which
    * is set at the first miss so that hits never read the clock.
    */
-  BAM_HD outcome lookup_once(page_key key, access_mode mode) const {
+  BAM_HD outcome lookup_once(page_key key, access_mode mode, pending_fill& pending) const {
     const page_table_ref<Scope> table = ranges_[key.range];
     const std::uint64_t tag = make_tag(key);
     page_entry entry = table.load(key.page);
@@ -262,11 +320,18 @@ class cache_ref {
       stats_.add(key.range, counter::hits, 1);
       return outcome{status::ok, entry.slot()};
     }
+    if constexpr (staged_backend<Backend>) {  // never wait here: see acquire_if
+      if (entry.empty() && table.try_claim(key.page)) {
+        stats_.add(key.range, counter::misses, 1);
+        return fill(table, key, mode, deadline(), pending);
+      }
+      return outcome{retry, 0};
+    }
     stats_.add(key.range, counter::misses, 1);
     const std::uint64_t limit = deadline();
     detail::backoff wait;
     for (;;) {
-      if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit);
+      if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit, pending);
       if (detail::now_ns() > limit) return outcome{status::timeout, 0};
       wait();
       entry = table.load(key.page);
@@ -276,12 +341,12 @@ class cache_ref {
 
   /**
    * @brief Filler (owns the entry of `key`): claims a victim, evicts it, reads the page into it,
-   * and publishes it pinned once for the caller. On failure the entry is cleared again.
-   * @note Order: finish_fill (release, slot valid and pinned) before publish (release), so the
-   * slot cannot be evicted before the entry names it and a reader following the entry finds it.
+   * and publishes it pinned once for the caller (complete_fill) — or, when a staged backend
+   * still owes the copy, leaves slot and entry claimed in `pending` for acquire_if to publish
+   * after finish_reads. On failure the entry is cleared again.
    */
   BAM_HD outcome fill(page_table_ref<Scope> table, page_key key, access_mode mode,
-                      std::uint64_t limit) const {
+                      std::uint64_t limit, pending_fill& pending) const {
     const std::uint32_t steps = clock_policy_ref<Scope>::default_steps(slots_.size());
     detail::backoff wait;
     victim v = clock_.find_victim(slots_, steps);
@@ -300,16 +365,44 @@ class cache_ref {
         return outcome{st, 0};
       }
     }
-    const status st = backend_.read_page(io(key, v.slot, limit));
+    status st = status::ok;
+    if constexpr (staged_backend<Backend>) {
+      st = backend_.start_read(io(key, v.slot, limit), pending.staged);
+    } else {
+      st = backend_.read_page(io(key, v.slot, limit));
+    }
     if (st != status::ok) {
       slots_.abort(v.slot);
       table.clear(key.page);
       return outcome{st, 0};
     }
-    stats_.add(key.range, counter::bytes_read, page_bytes_);
-    slots_.finish_fill(v.slot, make_tag(key), 1, mode);
-    table.publish(key.page, v.slot);
-    return outcome{status::ok, v.slot};
+    pending.table = table;
+    pending.key = key;
+    pending.mode = mode;
+    pending.slot = v.slot;
+    if (pending.staged.active()) return outcome{status::ok, v.slot};  // published by complete_fill
+    return complete_fill(pending);
+  }
+
+  /// Gives up a fill whose read failed: the slot becomes free and the entry empty again.
+  BAM_HD outcome abort_fill(const pending_fill& p, status why) const {
+    slots_.abort(p.slot);
+    p.table.clear(p.key.page);
+    stats_.add(p.key.range, counter::failures, 1);
+    return outcome{why, 0};
+  }
+
+  /**
+   * @brief Publishes a filled slot: valid and pinned once for the filler, then named by the
+   * page's entry.
+   * @note Order: finish_fill (release, slot valid and pinned) before publish (release), so the
+   * slot cannot be evicted before the entry names it and a reader following the entry finds it.
+   */
+  BAM_HD outcome complete_fill(const pending_fill& p) const {
+    stats_.add(p.key.range, counter::bytes_read, page_bytes_);
+    slots_.finish_fill(p.slot, make_tag(p.key), 1, p.mode);
+    p.table.publish(p.key.page, p.slot);
+    return outcome{status::ok, p.slot};
   }
 
   /**

@@ -43,6 +43,12 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
                 "page_cache: page_bytes " + std::to_string(options_.page_bytes) + " exceeds controller " +
                     std::to_string(c->index()) + "'s maximum transfer (MDTS) of " +
                     std::to_string(c->max_transfer_bytes()) + " bytes");
+    // A warp reserves up to 32 consecutive tickets at once (nvme_backend::finish_reads); a
+    // ticket waits for the one `depth` before it, which must belong to an earlier reservation.
+    // (Host lane groups must likewise be smaller than the depth.)
+    BAM_EXPECTS(!on_gpu_ || c->queue_depth() > 32, "page_cache: controller " + std::to_string(c->index()) + "'s queue depth " +
+                                           std::to_string(c->queue_depth()) +
+                                           " must exceed 32 (a warp's reads are submitted together)");
     depth_ = std::max(depth_, c->queue_depth());
     n_pairs_ += std::uint32_t(c->io_queues().size());
   }

@@ -2,11 +2,12 @@
 // nvme_backend: how bam's page cache reaches NVMe. It maps a page of an array to a controller
 // and an LBA (pages striped over controllers), drives the queue pair of the caller's SM, and
 // moves the data through a pinned host frame (host-pinned tier: the controller writes the
-// frame, the lanes whose reads completed together copy their frames into the VRAM slots) or
-// lets the controller DMA straight into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
+// frame, the warp copies its frames into the VRAM slots together) or lets the controller DMA
+// straight into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
 #include <bam/nvme/command.hpp>
 #include <bam/status.hpp>
@@ -15,11 +16,8 @@
 #include "queues/prp.hpp"
 #include "queues/queue_set.hpp"
 
+#include <cuda/std/bit>
 #include <nv/target>
-
-#if defined(__CUDACC__)
-#include <cooperative_groups.h>
-#endif
 
 #include <cstdint>
 #include <type_traits>
@@ -60,8 +58,80 @@ class nvme_backend {
   nvme_backend() = default;
   BAM_HD explicit nvme_backend(const storage& s) : s_(s) {}
 
-  /// Reads the page into `io.data`: through the frame of its command id, or peer-to-peer.
+  /// A read that start_read recorded and finish_reads performs (cache::staged_backend).
+  struct staged {
+    cache::page_io io{};
+    bool owed = false;
+    BAM_HD bool active() const noexcept { return owed; }
+  };
+
+  /// Reads the page into `io.data` from one thread: through the frame of its command id (which
+  /// this thread copies alone), or peer-to-peer.
   BAM_HD status read_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::read); }
+
+  /// Records the read of a page for the group's finish_reads.
+  BAM_HD status start_read(const cache::page_io& io, staged& s) const {
+    s = staged{io, true};
+    return status::ok;
+  }
+
+  /**
+   * @brief Performs the reads every lane of `g` recorded (collective; each lane passes its own
+   * record, active or not) and returns each lane's status; on ok its slot holds the page.
+   *
+   * The lanes whose pages live on one controller form a round: one lane reserves consecutive
+   * tickets for all of them on their queue pair (queue_pair_ref::reserve(n)), each lane submits
+   * its read and waits for it, then the whole group copies the round's frames into their slots,
+   * 16 bytes per lane per step (512 contiguous bytes of a frame per warp load: few, large PCIe
+   * reads instead of one lane's ~128 scattered ones), and each lane releases its command id.
+   * @note No wait cycle: a lane holds command ids only of its group's current round, whose
+   * tickets are consecutive, so every ticket waits only for earlier reservations (depth must
+   * exceed the group size; page_cache checks it), and a group never holds ids on two pairs.
+   * The first sync orders every lane's acquire of its completion before its peers' loads of
+   * its frame; the loads bypass L1 (a frame is rewritten for every command). The second
+   * orders the peers' loads before each lane releases its command id, and their slot stores
+   * before the cache publishes the slots.
+   */
+  template <class Group>
+  BAM_HD status finish_reads(Group& g, const staged& mine) const {
+    detail::lane_mask todo = g.ballot(mine.active());
+    if (todo == 0) return status::ok;
+    const detail::lane_mask members = g.ballot(true);
+    const detail::lane_mask below = (detail::lane_mask{1} << g.rank()) - 1;
+    const unsigned me = unsigned(cuda::std::popcount(members & below));
+    const unsigned n = unsigned(cuda::std::popcount(members));
+    const std::uint32_t my_controller = mine.active() ? controller_of(mine.io.key) : 0;
+    status result = status::ok;
+    while (todo != 0) {
+      const unsigned lead = unsigned(cuda::std::countr_zero(todo));
+      const auto controller = std::uint32_t(g.shfl(my_controller, lead));
+      const bool in_round = ((todo >> g.rank()) & 1) != 0 && my_controller == controller;
+      const detail::lane_mask round = g.ballot(in_round);
+      todo &= ~round;
+      const auto pair = std::uint32_t(g.shfl(s_.queues.index_of(controller, detail::worker_id()), lead));
+      const auto& qp = s_.queues.at(pair);
+      std::uint64_t first = 0;
+      if (g.rank() == lead) first = qp.reserve(std::uint32_t(cuda::std::popcount(round)));
+      first = g.shfl(first, lead);
+      const std::uint64_t t = first + std::uint64_t(cuda::std::popcount(round & below));
+      std::byte* frame = nullptr;
+      bool holds = false;
+      if (in_round) result = issue(qp, pair, controller, t, mine.io, nvme::io_opcode::read, frame, holds);
+      detail::lane_mask copies = g.ballot(in_round && result == status::ok && frame != nullptr);
+      g.sync();
+      const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
+      while (copies != 0) {
+        const unsigned j = unsigned(cuda::std::countr_zero(copies));
+        copies &= copies - 1;
+        const auto* src = reinterpret_cast<const uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
+        auto* dst = reinterpret_cast<uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.io.data.data()), j));
+        for (std::uint32_t v = me; v < vecs; v += n) dst[v] = load_uncached(src + v);
+      }
+      g.sync();
+      if (holds) qp.release(t);
+    }
+    return result;
+  }
 
   /// Writes `io.data` to the page's blocks.
   BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write); }
@@ -81,28 +151,45 @@ class nvme_backend {
   }
 
  private:
-  /**
-   * @note The frame of (pair, command id) belongs to the caller from wait_for_slot until
-   * release: the id is not reused before then, so no other command DMAs into the frame. For a
-   * write, the frame is filled before write(); the release store of the ready word and the
-   * doorbell publish it to the controller. For a read, await()'s acquire makes the
-   * controller's bytes visible before copy_out, and the id is released only after it.
-   * No thread holds a command id while it waits for another thread: the id is released by the
-   * thread that took it, after a copy shared only with lanes that completed too (copy_out).
-   */
+  BAM_HD std::uint32_t controller_of(const cache::page_key& key) const {
+    const range_placement& r = s_.ranges[key.range];
+    return r.first_controller + std::uint32_t(key.page % r.controllers);
+  }
+
+  /// One thread's transfer on its SM's pair: a ticket of its own, issue, copy alone, release.
   BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op) const {
-    const range_placement& r = s_.ranges[io.key.range];
-    const std::uint32_t controller = r.first_controller + std::uint32_t(io.key.page % r.controllers);
-    const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
+    const std::uint32_t controller = controller_of(io.key);
     const std::uint32_t pair = s_.queues.index_of(controller, detail::worker_id());
     const auto& qp = s_.queues.at(pair);
-
-    const std::uint64_t start = s_.latency_histogram ? detail::now_ns() : 0;
     const std::uint64_t t = qp.reserve();
+    std::byte* frame = nullptr;
+    bool holds = false;
+    const status st = issue(qp, pair, controller, t, io, op, frame, holds);
+    if (st == status::ok && frame && op == nvme::io_opcode::read) copy(io.data.data(), frame);
+    if (holds) qp.release(t);
+    return st;
+  }
+
+  /**
+   * @brief Ticket `t`'s command for `io`: waits for its slot, submits, waits for completion.
+   * @param[out] frame the pinned frame of its command id (host-pinned tier), else null
+   * @param[out] holds true once the command completed: the caller releases t after using frame
+   * @note The frame of (pair, command id) belongs to the ticket's holder from wait_for_slot
+   * until release: the id is not reused before then, so no other command DMAs into the frame.
+   * For a write, the frame is filled before write(); the release store of the ready word and
+   * the doorbell publish it to the controller. For a read, await()'s acquire makes the
+   * controller's bytes visible to this thread.
+   */
+  BAM_HD status issue(const queues::queue_pair_ref<>& qp, std::uint32_t pair, std::uint32_t controller,
+                      std::uint64_t t, const cache::page_io& io, nvme::io_opcode op, std::byte*& frame,
+                      bool& holds) const {
+    const range_placement& r = s_.ranges[io.key.range];
+    const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
+    const std::uint64_t start = s_.latency_histogram ? detail::now_ns() : 0;
     bam::status st = qp.wait_for_slot(t, io.deadline_ns);
     if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
     const std::uint32_t cid = qp.cid_of(t);
-    std::byte* frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
+    frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
     const queues::prp_pair prp =
         frame ? s_.frame_prps[std::size_t{pair} * s_.queue_depth + cid] : s_.slot_prps[io.slot];
     if (frame && op == nvme::io_opcode::write) copy(frame, io.data.data());
@@ -111,9 +198,8 @@ class nvme_backend {
     if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
     const queues::completion_result done = qp.await(t, io.deadline_ns);
     if (done.status == status::timeout) return fail_io(done.status, {}, controller, qp, t, op, r, lba, io);
+    holds = true;
     if (s_.latency_histogram) count_latency(detail::now_ns() - start);
-    if (done.ok() && frame && op == nvme::io_opcode::read) copy_out(io.data.data(), frame);
-    qp.release(t);
     if (!done.ok()) return fail_io(done.status, done.nvme_status, controller, qp, t, op, r, lba, io);
     return status::ok;
   }
@@ -135,35 +221,15 @@ class nvme_backend {
     for (std::uint32_t i = 0; i < n; ++i) d[i] = s[i];
   }
 
-  /**
-   * @brief Copies a read page from its frame into the slot. On the device, the lanes of the warp
-   * that arrive here together copy all their frames together, 16 bytes per lane per step (a
-   * warp moves 512 contiguous bytes of one frame per instruction: few, large PCIe reads instead
-   * of one lane's ~128 scattered ones); a host thread copies alone.
-   * @note Only lanes that have completed their commands take part, so no lane waits here for
-   * one that may still wait for a queue slot (a wait cycle between warps). The first sync
-   * orders every lane's acquire of its completion before its peers' loads of its frame; the
-   * loads bypass L1 (a frame is rewritten for every command). The second orders the peers'
-   * loads before each lane releases its command id, and their slot stores before it
-   * publishes the slot.
-   */
-  BAM_HD void copy_out(std::byte* slot, const std::byte* frame) const {
-    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (
-      const auto g = cooperative_groups::coalesced_threads();
-      const unsigned n = g.num_threads(), me = g.thread_rank();
-      const std::uint32_t vecs = s_.page_bytes / sizeof(uint4);
-      g.sync();
-      for (unsigned j = 0; j < n; ++j) {
-        const auto* src = reinterpret_cast<const uint4*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
-        auto* dst = reinterpret_cast<uint4*>(g.shfl(reinterpret_cast<std::uint64_t>(slot), j));
-        for (std::uint32_t v = me; v < vecs; v += n) dst[v] = __ldcv(src + v);
-      }
-      g.sync();
-    ), (copy(slot, frame);))
-  }
   struct alignas(16) uint4_t {
     std::uint32_t x, y, z, w;
   };
+  /// A 16-byte load that does not keep the line in L1 (device), or a plain load (host).
+  BAM_HD static uint4_t load_uncached(const uint4_t* p) {
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                      (const uint4 v = __ldcv(reinterpret_cast<const uint4*>(p)); return uint4_t{v.x, v.y, v.z, v.w};),
+                      (return *p;))
+  }
 
   BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
                         const queues::queue_pair_ref<>& qp, std::uint64_t ticket, nvme::io_opcode op,
@@ -194,6 +260,6 @@ class nvme_backend {
 };
 
 static_assert(std::is_trivially_copyable_v<nvme_backend>);
-static_assert(cache::backend<nvme_backend>);
+static_assert(cache::staged_backend<nvme_backend>);
 
 }  // namespace bam

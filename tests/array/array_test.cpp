@@ -10,6 +10,7 @@
 #include "host/heap_memory.hpp"
 #include "host/ram_store.hpp"
 #include "host/synthetic_store.hpp"
+#include "tests/support/cpu_warp.hpp"
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,43 @@ TEST(Array, RandomReadsThroughASmallCacheReturnTheNamespacesWords) {
   EXPECT_GT(s.counts.evictions, 0u) << "the cache is far smaller than the data";
   EXPECT_GE(s.counts.hits, 1u);
   EXPECT_EQ(s.counts.bytes_read, s.counts.misses * 4096 - 0 * s.counts.failures);
+}
+
+// Groups of lanes take the path GPU warps take: a group's misses on one controller are
+// submitted as one round of consecutive tickets and copied by the whole group; pages striped
+// over two controllers make two rounds. Lanes of a group often ask for pages their own group
+// is evicting, which must retry rather than wait.
+TEST(Array, LaneGroupsReadThroughASmallCacheOverTwoControllersAndEveryValueIsRight) {
+  constexpr std::uint64_t seed = 77;
+  auto s0 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed, 16});
+  auto s1 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed + 1, 16});
+  rig r({{s0}, {s1}}, small_cache(4096, 24));
+  const auto a = r.cache->map<std::uint64_t>("words", 1, 0, std::uint64_t{1} << 30);  // 8 GiB over the two
+  const std::uint64_t per_page = 4096 / 8;
+  auto expected = [&](std::uint64_t i) {  // page p lives on controller p % 2, at page p / 2 there
+    const std::uint64_t page = i / per_page;
+    return synthetic_word(seed + page % 2, (page / 2) * per_page + i % per_page);
+  };
+  std::atomic<unsigned> wrong{0}, failed{0};
+  on_threads(3, [&](unsigned w) {
+    test::cpu_warp<8>().run([&](auto& lane) {
+      for (unsigned k = 0; k < 30; ++k) {
+        // Half the lanes share a page with a neighbour: coalesced requests and hits mixed in.
+        const unsigned key = lane.rank() < 4 ? lane.rank() : lane.rank() / 2;
+        const std::uint64_t i = synthetic_word(w * 1000 + key, k) % a.size();
+        std::uint64_t v = 0;
+        if (a.load(lane, i, v) != status::ok) ++failed;
+        else if (v != expected(i)) ++wrong;
+      }
+    });
+  });
+  EXPECT_EQ(failed.load(), 0u);
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_NO_THROW(r.cache->check());
+  const auto s = r.cache->stats(0);
+  EXPECT_EQ(s.counts.accesses, 3u * 8 * 30);
+  EXPECT_GT(s.counts.evictions, 0u);
+  EXPECT_GT(s.counts.coalesced, 0u);
 }
 
 TEST(Array, StoresAreWrittenBackAndFlushedToTheNamespace) {
