@@ -199,7 +199,7 @@ TEST_F(ArrayGpu, SanitizeSmallReadsWritesAndAnOutOfRangeIndex) {
   auto ram = std::make_shared<bam::host::ram_store>(512, 1u << 14);
   bam::host::emulated_system_options o = system(ram);
   o.queue_pairs = 4;
-  o.queue_depth = 32;
+  o.queue_depth = 64;  // above 32: a warp reserves its reads together
   o.workers_per_controller = 2;
   bam::host::emulated_system sys(o);
   bam::page_cache_options co;
