@@ -101,8 +101,8 @@ def faiss_peers(ix, xq, gt, args, report):
         print(f"  faiss ivf nprobe {p:4d}: {row['qps']:10.0f} queries/s, recall@10 {row['recall_at_10']:.4f}", flush=True)
 
     # Ground truth check: FAISS exact top-k over the same vectors, in original id order.
-    base = np.empty_like(vec)
-    base[ids] = vec
+    base = np.empty_like(ix["vectors"])
+    base[ix["ids"]] = ix["vectors"]
     flat = faiss.IndexFlatL2(ix["dim"]) if metric == faiss.METRIC_L2 else faiss.IndexFlatIP(ix["dim"])
     flat.add(base)
     kk = gt.shape[1]
