@@ -79,7 +79,8 @@ class stats_ref {
 
   /**
    * @brief Views `counters` as shards of `n_ranges` ranges.
-   * @param counters words(n_ranges, n_shards) zeroed words for some n_shards >= 1
+   * @param counters words(n_ranges, n_shards) zeroed words for some n_shards >= 1, or none:
+   *        then add() counts nothing and every sum is zero
    * @param n_ranges ranges counted
    */
   BAM_HD stats_ref(cuda::std::span<std::uint64_t> counters, std::uint32_t n_ranges) noexcept
@@ -88,6 +89,7 @@ class stats_ref {
 
   /** @brief Adds `n` to counter `c` of `range` (relaxed). */
   BAM_HD void add(std::uint32_t range, counter c, std::uint64_t n) const noexcept {
+    if (n_shards_ == 0) return;  // counting switched off: viewed no counters
     const std::uint32_t shard = detail::worker_id() % n_shards_;
     cuda::atomic_ref<std::uint64_t, Scope>(word(shard, range, c))
         .fetch_add(n, cuda::std::memory_order_relaxed);

@@ -140,8 +140,10 @@ page_cache::cache_type page_cache::ref() const {
   st.slot_data = {ptr(b_->slots), std::size_t{n_slots_} * options_.page_bytes};
   st.clock_hand = reinterpret_cast<std::uint64_t*>(ptr(b_->clock));
   st.ranges = {reinterpret_cast<const cache::page_table_ref<>*>(ptr(b_->table_refs)), options_.max_arrays};
-  st.stats = {reinterpret_cast<std::uint64_t*>(ptr(b_->stats)),
-              cache::stats_ref<>::words(options_.max_arrays, stats_shards)};
+  if (options_.statistics) {
+    st.stats = {reinterpret_cast<std::uint64_t*>(ptr(b_->stats)),
+                cache::stats_ref<>::words(options_.max_arrays, stats_shards)};
+  }
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.timeout);
   return cache_type(st, cache::cache_options{options_.page_bytes, std::uint64_t(timeout.count())}, backend_);
 }

@@ -312,6 +312,24 @@ int main(int argc, char** argv) {
     cache.check();
   }
 
+  // The cost of counting: the same all-hit random reads with statistics switched off.
+  double stats_cost = 0;
+  {
+    bam::page_cache_options o;
+    o.cache_bytes = bytes / 8 + (64u << 20);
+    o.statistics = false;
+    bam::page_cache cache(sys.controllers(), sys.memory(), o);
+    const auto a = cache.map<std::uint64_t>("hits", 1, 0, n / 8);
+    timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); });  // warm
+    cache.check();
+    const double off = row("hits", "bam (statistics off)", "uniform", 4096, timed([&](counts* c) {
+                             random_reads<<<grid, block>>>(a, nullptr, 1, per_thread, 4, c);
+                           }));
+    const double on = hit_random * vram_part_random;
+    stats_cost = off > 0 ? 1.0 - on / off : 0;
+    cache.check();
+  }
+
   // First touch through bam: a fresh cache, every read a cold miss on a distinct page.
   double bam_first_touch = 0;
   {
@@ -361,6 +379,7 @@ int main(int argc, char** argv) {
   rep.headline() = {{"hit_random_vs_vram", hit_random},
                     {"hit_seq_vs_vram", hit_seq},
                     {"hit_seq_page_bytes", hit_seq_page},
+                    {"statistics_cost_on_hits", stats_cost},
                     {"hit_ratios_by_page", hit_ratios},
                     {"miss_vs_queue", raw_queue > 0 ? miss_4k / raw_queue : 0},
                     {"vs_uvm_first_touch", uvm_first_touch > 0 ? bam_first_touch / uvm_first_touch : 0},

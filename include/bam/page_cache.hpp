@@ -41,6 +41,9 @@ struct page_cache_options {
   bool peer_to_peer = false;
   std::uint32_t max_arrays = 64;  ///< arrays that can be mapped on this cache
   bool latency_histogram = true;  ///< record each command's latency (one atomic per miss)
+  /// Count accesses, hits, misses, ... (one relaxed atomic on a per-SM line per lookup); off,
+  /// every counter reads zero.
+  bool statistics = true;
 };
 
 /// Statistics of one array (or of the whole cache), as read back from the device.

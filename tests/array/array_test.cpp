@@ -277,6 +277,20 @@ TEST(Array, StatisticsCountExactlyAndRenderAsJsonAndTable) {
   EXPECT_EQ(r.cache->total_stats().counts.accesses, 0u);
 }
 
+TEST(Array, WithStatisticsOffReadsAreRightAndNothingIsCounted) {
+  constexpr std::uint64_t seed = 9;
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, seed, 16});
+  page_cache_options o = small_cache(4096, 8);
+  o.statistics = false;
+  rig r({{syn}}, o);
+  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, 1u << 20);
+  for (std::uint64_t i = 0; i < a.size(); i += 4099) ASSERT_EQ(a[i], synthetic_word(seed, i)) << i;
+  EXPECT_NO_THROW(r.cache->check());
+  EXPECT_EQ(r.cache->stats(0).counts.accesses, 0u);
+  EXPECT_EQ(r.cache->total_stats().counts.misses, 0u);
+  EXPECT_GT(r.drives[0]->emu->stats().commands, 0u) << "the reads did reach the controller";
+}
+
 TEST(Array, BadMappingsAreRefusedWithReasons) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
   rig r({{ram}}, small_cache(4096, 4));
