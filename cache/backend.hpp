@@ -53,12 +53,13 @@ concept backend = requires(const B& b, const page_io& io) {
 };
 
 /**
- * @brief Optional extension of a backend that performs a group's reads together.
+ * @brief A backend that performs a group's reads together: it has `write_page` as above, and
+ * replaces `read_page` with a pair of calls.
  *
  * A single lane copying a page out of host memory issues many small, scattered PCIe reads; a
  * whole warp copying it issues few large ones. And lanes that hold queue resources while they
  * wait for their group can deadlock against other groups unless the group takes its resources
- * in one step. A staged backend therefore splits read_page:
+ * in one step. A staged backend therefore reads in two steps:
  * - `start_read(io, s)` (one lane, never waits) records the read in `s` (s.active());
  * - `finish_reads(g, s)` (collective over the lane group, every lane passing its own `s`, active
  *   or not) performs every active lane's read, moves the data into its slot and returns the
@@ -67,9 +68,14 @@ concept backend = requires(const B& b, const page_io& io) {
  * its data, and never while one of the group's lanes waits for another thread's fill.
  */
 template <class B>
-concept staged_backend = backend<B> && requires(const B& b, const page_io& io, typename B::staged& s) {
+concept staged_backend = requires(const B& b, const page_io& io, typename B::staged& s) {
+  { b.write_page(io) } -> std::same_as<status>;
   { b.start_read(io, s) } -> std::same_as<status>;
   { s.active() } -> std::same_as<bool>;
 };
+
+/// What cache_ref accepts: a backend that reads one page per call, or a staged one.
+template <class B>
+concept page_backend = backend<B> || staged_backend<B>;
 
 }  // namespace bam::cache

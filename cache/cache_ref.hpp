@@ -102,7 +102,7 @@ struct staging_of<Backend> {
   using type = typename Backend::staged;
 };
 
-template <backend Backend, cuda::thread_scope Scope = cuda::thread_scope_device>
+template <page_backend Backend, cuda::thread_scope Scope = cuda::thread_scope_device>
 class cache_ref {
  public:
   using backend_type = Backend;  ///< the backend's type

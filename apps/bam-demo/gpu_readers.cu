@@ -2,6 +2,7 @@
 #include "apps/bam-demo/readers.hpp"
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/detail/gpu_seconds.hpp>
 
 namespace bam::demo {
 
@@ -32,25 +33,15 @@ run_totals run_gpu_readers(const read_plan& p) {
   read_plan dev = p;
   dev.pairs = nullptr;
   dev.frames = nullptr;
-  cudaEvent_t a, b;
-  BAM_CUDA_TRY(cudaEventCreate(&a));
-  BAM_CUDA_TRY(cudaEventCreate(&b));
   const unsigned block = 256;
-  BAM_CUDA_TRY(cudaEventRecord(a));
-  readers_kernel<<<unsigned((p.readers + block - 1) / block), block>>>(pairs, unsigned(p.pairs->size()),
-                                                                     p.frames->device(), p.frames->bus_at(0), dev, out);
-  BAM_CUDA_TRY(cudaGetLastError());
-  BAM_CUDA_TRY(cudaEventRecord(b));
-  BAM_CUDA_TRY(cudaEventSynchronize(b));
-  float ms = 0;
-  BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
   run_totals r;
+  r.seconds = detail::gpu_seconds([&] {
+    readers_kernel<<<unsigned((p.readers + block - 1) / block), block>>>(pairs, unsigned(p.pairs->size()),
+                                                                       p.frames->device(), p.frames->bus_at(0), dev, out);
+  });
   BAM_CUDA_TRY(cudaMemcpy(&r.totals, out, sizeof *out, cudaMemcpyDeviceToHost));
-  r.seconds = ms * 1e-3;
   cudaFree(pairs);
   cudaFree(out);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   return r;
 }
 

@@ -2,6 +2,7 @@
 #include "bench/queue_read/peers.hpp"
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/detail/gpu_seconds.hpp>
 #include <bam/synthetic.hpp>
 
 #if BAM_HAVE_CUFILE
@@ -56,21 +57,12 @@ double h2d_bytes_per_s(std::size_t bytes, int repeats) {
   BAM_CUDA_TRY(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
   BAM_CUDA_TRY(cudaMalloc(&d, bytes));
   std::memset(h, 0x5a, bytes);
-  cudaEvent_t a, b;
-  BAM_CUDA_TRY(cudaEventCreate(&a));
-  BAM_CUDA_TRY(cudaEventCreate(&b));
   std::vector<double> rates;
   for (int i = 0; i < repeats + 1; ++i) {
-    BAM_CUDA_TRY(cudaEventRecord(a));
-    BAM_CUDA_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice));
-    BAM_CUDA_TRY(cudaEventRecord(b));
-    BAM_CUDA_TRY(cudaEventSynchronize(b));
-    float ms = 0;
-    BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) rates.push_back(double(bytes) / (ms * 1e-3));  // the first run warms up
+    const double s =
+        bam::detail::gpu_seconds([&] { BAM_CUDA_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice)); });
+    if (i > 0) rates.push_back(double(bytes) / s);  // the first run warms up
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   cudaFree(d);
   cudaFreeHost(h);
   std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
@@ -91,24 +83,14 @@ page_rate zero_copy_random_pages(const std::byte* data, std::uint64_t data_bytes
   zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, 1, bad);  // warm-up
   BAM_CUDA_TRY(cudaDeviceSynchronize());
   BAM_CUDA_TRY(cudaMemset(bad, 0, sizeof *bad));
-  cudaEvent_t a, b;
-  BAM_CUDA_TRY(cudaEventCreate(&a));
-  BAM_CUDA_TRY(cudaEventCreate(&b));
-  BAM_CUDA_TRY(cudaEventRecord(a));
-  zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, per_warp, bad);
-  BAM_CUDA_TRY(cudaGetLastError());
-  BAM_CUDA_TRY(cudaEventRecord(b));
-  BAM_CUDA_TRY(cudaEventSynchronize(b));
-  float ms = 0;
-  BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
+  const double seconds = bam::detail::gpu_seconds(
+      [&] { zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, per_warp, bad); });
   unsigned long long mismatches = 0;
   BAM_CUDA_TRY(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
   cudaFree(bad);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   page_rate r;
   r.pages = warps * per_warp;
-  r.pages_per_s = double(r.pages) / (ms * 1e-3);
+  r.pages_per_s = double(r.pages) / seconds;
   r.mismatched_words = mismatches;
   return r;
 }

@@ -10,6 +10,7 @@
 #include "bench/queue_read/peers.hpp"
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/detail/gpu_seconds.hpp>
 #include <bam/synthetic.hpp>
 
 #include "host/controller.hpp"
@@ -75,26 +76,17 @@ result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& n
   BAM_CUDA_TRY(cudaDeviceSynchronize());
   BAM_CUDA_TRY(cudaMemset(c, 0, sizeof(device_counters)));
   const auto before = emu.stats();
-  cudaEvent_t a, b;
-  BAM_CUDA_TRY(cudaEventCreate(&a));
-  BAM_CUDA_TRY(cudaEventCreate(&b));
-  BAM_CUDA_TRY(cudaEventRecord(a));
-  queue_read_kernel<<<grid, threads>>>(qps, std::uint32_t(ctrl.io_queues().size()), frames.device(), frames.bus_at(0),
-                                       cfg.io_bytes, ns->block_size(), n_units, seed + 0, ops, timeout, c);
-  BAM_CUDA_TRY(cudaGetLastError());
-  BAM_CUDA_TRY(cudaEventRecord(b));
-  BAM_CUDA_TRY(cudaEventSynchronize(b));
-  float ms = 0;
-  BAM_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
+  const double seconds = bam::detail::gpu_seconds([&] {
+    queue_read_kernel<<<grid, threads>>>(qps, std::uint32_t(ctrl.io_queues().size()), frames.device(),
+                                         frames.bus_at(0), cfg.io_bytes, ns->block_size(), n_units, seed, ops, timeout, c);
+  });
   device_counters h{};
   BAM_CUDA_TRY(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   result r;
   r.completed = h.completed;
   r.failed = h.failed;
   r.mismatched = h.mismatched_words;
-  r.reads_per_s = double(h.completed) / (ms * 1e-3);
+  r.reads_per_s = double(h.completed) / seconds;
   r.gbytes_per_s = r.reads_per_s * cfg.io_bytes / 1e9;
   r.mean_latency_us = h.latency_samples ? double(h.latency_ns_sum) / double(h.latency_samples) / 1e3 : 0;
   r.emulator_commands = double(emu.stats().commands - before.commands);

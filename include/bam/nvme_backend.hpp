@@ -3,7 +3,8 @@
 // and an LBA (pages striped over controllers), drives the queue pair of the caller's SM, and
 // moves the data through a pinned host frame (host-pinned tier: the controller writes the
 // frame, the warp copies its frames into the VRAM slots together) or lets the controller DMA
-// straight into the slot (peer-to-peer tier). The cache sees only the cache::backend interface.
+// straight into the slot (peer-to-peer tier). The cache sees only the cache::staged_backend
+// interface.
 #pragma once
 
 #include <bam/config.hpp>
@@ -65,10 +66,6 @@ class nvme_backend {
     BAM_HD bool active() const noexcept { return owed; }
   };
 
-  /// Reads the page into `io.data` from one thread: through the frame of its command id (which
-  /// this thread copies alone), or peer-to-peer.
-  BAM_HD status read_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::read); }
-
   /// Records the read of a page for the group's finish_reads.
   BAM_HD status start_read(const cache::page_io& io, staged& s) const {
     s = staged{io, true};
@@ -95,7 +92,7 @@ class nvme_backend {
   template <class Group>
   BAM_HD status finish_reads(Group& g, const staged& mine) const {
     detail::lane_mask todo = g.ballot(mine.active());
-    if (todo == 0) return status::ok;
+    if (todo == 0) return status::ok;  // the hit path: one ballot, nothing owed
     const detail::lane_mask members = g.ballot(true);
     const detail::lane_mask below = (detail::lane_mask{1} << g.rank()) - 1;
     const unsigned me = unsigned(cuda::std::popcount(members & below));
@@ -133,8 +130,18 @@ class nvme_backend {
     return result;
   }
 
-  /// Writes `io.data` to the page's blocks.
-  BAM_HD status write_page(const cache::page_io& io) const { return transfer(io, nvme::io_opcode::write); }
+  /// Writes `io.data` to the page's blocks, from one thread, on its SM's pair.
+  BAM_HD status write_page(const cache::page_io& io) const {
+    const std::uint32_t controller = controller_of(io.key);
+    const std::uint32_t pair = s_.queues.index_of(controller, detail::worker_id());
+    const auto& qp = s_.queues.at(pair);
+    const std::uint64_t t = qp.reserve();
+    std::byte* frame = nullptr;
+    bool holds = false;
+    const status st = issue(qp, pair, controller, t, io, nvme::io_opcode::write, frame, holds);
+    if (holds) qp.release(t);
+    return st;
+  }
 
   /// Sends NVMe Flush for `nsid` on every controller, from the calling thread.
   BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
@@ -154,20 +161,6 @@ class nvme_backend {
   BAM_HD std::uint32_t controller_of(const cache::page_key& key) const {
     const range_placement& r = s_.ranges[key.range];
     return r.first_controller + std::uint32_t(key.page % r.controllers);
-  }
-
-  /// One thread's transfer on its SM's pair: a ticket of its own, issue, copy alone, release.
-  BAM_HD status transfer(const cache::page_io& io, nvme::io_opcode op) const {
-    const std::uint32_t controller = controller_of(io.key);
-    const std::uint32_t pair = s_.queues.index_of(controller, detail::worker_id());
-    const auto& qp = s_.queues.at(pair);
-    const std::uint64_t t = qp.reserve();
-    std::byte* frame = nullptr;
-    bool holds = false;
-    const status st = issue(qp, pair, controller, t, io, op, frame, holds);
-    if (st == status::ok && frame && op == nvme::io_opcode::read) copy(io.data.data(), frame);
-    if (holds) qp.release(t);
-    return st;
   }
 
   /**
