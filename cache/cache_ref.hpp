@@ -185,6 +185,33 @@ class cache_ref {
   }
 
   /**
+   * @brief Starts reading `key` into the cache unless it is resident or being filled: a hint
+   * that lets a group put many reads in flight ahead of its accesses (collective; each member
+   * names its own page).
+   * @param want false for members with nothing to ask
+   * @note Never waits for another thread and leaves no pin: a leader that finds the page's entry
+   * empty claims it and fills it only if the clock offers a victim at once, then publishes the
+   * page and drops the filler's pin. A page found resident or being filled, one outside the
+   * ranges, or one without a free slot is left alone. The fill counts as a miss (the access
+   * that later finds the page counts a hit); an NVMe failure is recorded by the backend as on
+   * any miss, and the page stays absent. With a staged backend the group's reads are performed
+   * together: the call returns when they completed.
+   */
+  template <detail::lane_group Group>
+  BAM_HD void prefetch(Group& g, page_key key, bool want) const {
+    const bool valid = want && in_range(key);
+    const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
+    pending_fill pending{};
+    outcome o{retry, 0};
+    if (valid && req.led_by(g.rank())) o = start_prefetch(key, pending);
+    if constexpr (staged_backend<Backend>) {
+      const status read = backend_.finish_reads(g, pending.staged);
+      if (pending.staged.active()) o = read == status::ok ? complete_fill(pending) : abort_fill(pending, read);
+    }
+    if (o.result == status::ok) slots_.unpin(o.slot);  // the filler's pin: the page stays, unpinned
+  }
+
+  /**
    * @brief Writes back the dirty slots `first_slot`, `first_slot + stride`, ... (one thread; a
    * kernel spreads the slots over its threads with first = thread id, stride = thread count).
    * @return ok, or the first failure (io_error, or timeout when a dirty slot stayed pinned or
@@ -339,19 +366,28 @@ class cache_ref {
     }
   }
 
+  /// Prefetch leader: claims an empty entry and fills it without waiting for a victim.
+  BAM_HD outcome start_prefetch(page_key key, pending_fill& pending) const {
+    const page_table_ref<Scope> table = ranges_[key.range];
+    if (!table.load(key.page).empty() || !table.try_claim(key.page)) return outcome{retry, 0};
+    stats_.add(key.range, counter::misses, 1);
+    return fill(table, key, access_mode::read, deadline(), pending, false);
+  }
+
   /**
    * @brief Filler (owns the entry of `key`): claims a victim, evicts it, reads the page into it,
    * and publishes it pinned once for the caller (complete_fill) — or, when a staged backend
    * still owes the copy, leaves slot and entry claimed in `pending` for acquire_if to publish
-   * after finish_reads. On failure the entry is cleared again.
+   * after finish_reads. On failure the entry is cleared again. Without `wait_for_victim`, a
+   * clock sweep that finds no victim ends the fill with no_slot at once (prefetch).
    */
   BAM_HD outcome fill(page_table_ref<Scope> table, page_key key, access_mode mode,
-                      std::uint64_t limit, pending_fill& pending) const {
+                      std::uint64_t limit, pending_fill& pending, bool wait_for_victim = true) const {
     const std::uint32_t steps = clock_policy_ref<Scope>::default_steps(slots_.size());
     detail::backoff wait;
     victim v = clock_.find_victim(slots_, steps);
     while (v.result != status::ok) {
-      if (detail::now_ns() > limit) {
+      if (!wait_for_victim || detail::now_ns() > limit) {
         table.clear(key.page);
         return outcome{status::no_slot, 0};
       }

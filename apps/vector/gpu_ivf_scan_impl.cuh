@@ -90,6 +90,14 @@ __global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store s
     const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
     const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
 
+    // Every warp puts the reads of its share of the list's missing pages in flight at once,
+    // instead of the scan meeting them a tile at a time (blocks on other chunks of the list
+    // find them being read and skip them).
+    const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
+    const std::uint64_t list_share = ((r1 - r0) * a.dim + scan_queries - 1) / scan_queries;
+    const std::uint64_t p0 = min((r1 - r0) * a.dim, warp * list_share);
+    store.prefetch(g, r0 * a.dim + p0, min((r1 - r0) * a.dim - p0, list_share));
+
     __syncthreads();  // the previous work item is done with the shared memory
     for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads) {
       const std::uint32_t query = a.pair_slot[first_pair + i / a.dim] / a.nprobe;
@@ -97,7 +105,6 @@ __global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store s
     }
     group_topk<C, bam::gpu::warp_group> top(g, tops[warp], a.k);
 
-    const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
     for (std::uint64_t r = r0; r < r1; r += TV) {
       const auto nt = std::uint32_t(min(std::uint64_t(TV), r1 - r));
       const std::uint64_t total = std::uint64_t(nt) * a.dim;

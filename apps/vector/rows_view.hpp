@@ -27,6 +27,10 @@ class rows_view {
   [[nodiscard]] BAM_HD std::uint64_t size() const { return size_; }
   [[nodiscard]] BAM_HD const T* data() const { return data_; }
 
+  /// As bam::array's prefetch: nothing to do, the rows are in memory.
+  template <bam::detail::lane_group Group>
+  BAM_HD void prefetch(Group&, std::uint64_t, std::uint64_t) const {}
+
   template <bam::detail::lane_group Group>
   BAM_HD status read_range(Group& g, std::uint64_t first, std::uint64_t n, T* dst) const {
     if (first > size_ || n > size_ - first) return status::out_of_range;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam::array<T>: what a kernel indexes. A trivially copyable view of one mapped range of storage
 // through the page cache: `T x = a[i]` reads, `a.store(i, x)` writes (the page becomes dirty),
-// `a.fetch_add(i, x)` updates atomically, `a.pin_page(g, i)` keeps one page for many reads, and
-// `a.read_range(g, first, n, dst)` reads a span cooperatively.
+// `a.fetch_add(i, x)` updates atomically, `a.pin_page(g, i)` keeps one page for many reads,
+// `a.read_range(g, first, n, dst)` reads a span cooperatively, and `a.prefetch(g, first, n)`
+// puts the reads of a span's missing pages in flight ahead of use.
 #pragma once
 
 #include <bam/config.hpp>
@@ -148,6 +149,23 @@ class basic_array {
     const std::uint64_t first = page * per_page_;
     const std::uint64_t count = first < size_ ? (size_ - first < per_page_ ? size_ - first : per_page_) : 0;
     return pinned_page<T, cache_type, Group>(cache_, g, pin, first, count);
+  }
+
+  /**
+   * @brief Starts reading the pages of elements [first, first + n) that are neither resident
+   * nor being read, g.size() pages a round, and returns when the group's reads completed; it
+   * pins nothing and never waits for other threads (cache_ref::prefetch). A hint: pages the
+   * cache has no free slot for are skipped, and later accesses still check everything.
+   * @pre Collective: every member passes the same first and n; ranks are 0..size()-1.
+   */
+  template <detail::lane_group Group>
+  BAM_HD void prefetch(Group& g, std::uint64_t first, std::uint64_t n) const {
+    if (n == 0) return;
+    const std::uint64_t p0 = first / per_page_, p1 = (first + n - 1) / per_page_ + 1;
+    for (std::uint64_t base = p0; base < p1; base += g.size()) {
+      const std::uint64_t page = base + g.rank();
+      cache_.prefetch(g, key(page), page < p1 && checked(page * per_page_));
+    }
   }
 
   /**

@@ -201,6 +201,51 @@ TEST(Array, PinnedPagesAndRangeReadsSeeTheSameWords) {
   EXPECT_EQ(r.cache->ref().slots().size(), 8u);
 }
 
+// Prefetch through the staged NVMe path: a group's missing pages go out as one round, later
+// reads of them are hits, and under eviction pressure (many groups, a small cache) every value
+// read after a prefetch is still the namespace's.
+TEST(Array, PrefetchedSpansReadBackAsHitsAndSurviveEvictionPressure) {
+  constexpr std::uint64_t seed = 19;
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed, 16});
+  rig r({{syn}}, small_cache(4096, 64));
+  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, std::uint64_t{1} << 21);
+  constexpr std::uint64_t per_page = 4096 / 8;
+  test::cpu_warp<8>().run([&](auto& lane) { a.prefetch(lane, 3 * per_page + 7, 8 * per_page); });  // 9 pages
+  auto s = r.cache->stats(0);
+  EXPECT_EQ(s.counts.misses, 9u);
+  EXPECT_EQ(s.counts.bytes_read, 9u * 4096);
+  std::vector<std::uint64_t> out(8 * per_page);
+  detail::single_lane one;
+  ASSERT_EQ(a.read_range(one, 3 * per_page + 7, out.size(), out.data()), status::ok);
+  for (std::size_t j = 0; j < out.size(); ++j) ASSERT_EQ(out[j], synthetic_word(seed, 3 * per_page + 7 + j));
+  s = r.cache->stats(0);
+  EXPECT_EQ(s.counts.misses, 9u) << "every page was already there";
+  EXPECT_EQ(s.counts.hits, 9u);
+  for (std::uint32_t slot = 0; slot < r.cache->ref().slots().size(); ++slot)
+    EXPECT_EQ(r.cache->ref().slots().load(slot).pins(), 0u);
+
+  std::atomic<unsigned> wrong{0}, failed{0};
+  on_threads(3, [&](unsigned w) {
+    std::vector<std::uint64_t> buf(6 * per_page);  // the group's: each lane copies a share
+    test::cpu_warp<8>().run([&](auto& lane) {
+      for (unsigned k = 0; k < 12; ++k) {
+        const std::uint64_t first = synthetic_word(w * 100 + 1, k) % (a.size() - buf.size());
+        a.prefetch(lane, first, buf.size());
+        if (a.read_range(lane, first, buf.size(), buf.data()) != status::ok) ++failed;
+        lane.sync();
+        if (lane.rank() == 0)
+          for (std::size_t j = 0; j < buf.size(); ++j)
+            if (buf[j] != synthetic_word(seed, first + j)) ++wrong;
+        lane.sync();
+      }
+    });
+  });
+  EXPECT_EQ(failed.load(), 0u);
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_NO_THROW(r.cache->check());
+  EXPECT_GT(r.cache->stats(0).counts.evictions, 0u) << "the spans do not all fit";
+}
+
 TEST(Array, AnOutOfRangeIndexIsReportedWithTheArrayAndIndex) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
   rig r({{ram}}, small_cache(4096, 4));

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 
 namespace bam::test {
 namespace {
@@ -164,6 +165,62 @@ TEST(CacheRef, NoSlotWhileEverySlotIsPinned) {
   ref.release(lane, a);
   ref.release(lane, b);
   EXPECT_EQ(load_word(ref, {0, 2}, 0), pattern_word(0, 2, 0));
+}
+
+TEST(CacheRef, PrefetchFillsWithoutPinningAndLeavesResidentPagesAlone) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  single_lane lane;
+  ref.prefetch(lane, {0, 3}, true);
+  ASSERT_TRUE(c.entry(0, 3).resident());
+  EXPECT_EQ(c.state(c.entry(0, 3).slot()).pins(), 0U) << "a prefetch keeps no pin";
+  EXPECT_EQ(c.store().reads.load(), 1U);
+  ref.prefetch(lane, {0, 3}, true);   // resident: nothing to do
+  ref.prefetch(lane, {0, 4}, false);  // not wanted
+  ref.prefetch(lane, {0, 16}, true);  // outside the range
+  EXPECT_EQ(c.store().reads.load(), 1U);
+  EXPECT_TRUE(c.entry(0, 4).empty());
+  EXPECT_EQ(load_word(ref, {0, 3}, 40), pattern_word(0, 3, 40));
+  const cache::cache_stats s = ref.stats().total();
+  EXPECT_EQ(s.misses, 1U) << "the prefetch's fill";
+  EXPECT_EQ(s.hits, 1U) << "the load found the page";
+  EXPECT_EQ(s.bytes_read, 512U);
+  EXPECT_EQ(s.failures, 0U);
+}
+
+TEST(CacheRef, PrefetchWithEverySlotPinnedSkipsThePageAtOnce) {
+  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
+  const auto ref = c.ref();
+  single_lane lane;
+  const cache::page_pin a = ref.acquire(lane, {0, 0}, access_mode::read);
+  const cache::page_pin b = ref.acquire(lane, {0, 1}, access_mode::read);
+  ASSERT_EQ(a.result, status::ok);
+  ASSERT_EQ(b.result, status::ok);
+  const auto start = std::chrono::steady_clock::now();
+  ref.prefetch(lane, {0, 2}, true);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s) << "a prefetch never waits for a victim";
+  EXPECT_TRUE(c.entry(0, 2).empty()) << "the claim is given back";
+  EXPECT_EQ(c.store().reads.load(), 2U);
+  ref.release(lane, a);
+  ref.release(lane, b);
+  ref.prefetch(lane, {0, 2}, true);
+  EXPECT_TRUE(c.entry(0, 2).resident()) << "with a free victim the page is read";
+  EXPECT_EQ(load_word(ref, {0, 2}, 8), pattern_word(0, 2, 8));
+}
+
+TEST(CacheRef, PrefetchLeavesAPageBeingFilledToItsFiller) {
+  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
+  const auto ref = c.ref();
+  c.store().hang_tag = cache::make_tag({0, 5});
+  std::thread filler([&] { EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0)); });
+  while (!c.entry(0, 5).filling()) std::this_thread::yield();
+  single_lane lane;
+  const auto start = std::chrono::steady_clock::now();
+  ref.prefetch(lane, {0, 5}, true);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s) << "a prefetch never waits for another filler";
+  c.store().hang_release = true;
+  filler.join();
+  EXPECT_EQ(c.store().reads.load(), 1U) << "one read of the page";
 }
 
 TEST(CacheRef, RangesAreCountedApart) {

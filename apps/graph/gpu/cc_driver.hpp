@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host loop of Afforest over any executor: two sampling rounds, the most frequent label
+// The host loop of Afforest over any executor: two sampled neighbors per vertex, the most frequent label
 // from 1024 samples, the remaining edges, and the final compression (GAP's cc.cc).
 #pragma once
 
@@ -26,11 +26,9 @@ cc_result<typename Graph::id_type> cc_driver(Exec& ex, const Graph& g, const run
   auto samples = ex.template make<Id>(afforest_samples);
   step_log log(o);
   ex.for_lanes(n, 0, iota_step<Id>{comp.data()});
-  for (std::uint64_t r = 0; r < afforest_rounds; ++r) {
-    // Every lane reads its own vertex's neighbor through the cache: up to 32 pins per warp.
-    log.step("sample-link", n, ex.for_lanes(n, 32, afforest_sample_link<Graph>{g, comp.data(), r}));
-    log.step("compress", n, ex.for_lanes(n, 0, afforest_compress<Id>{comp.data()}));
-  }
+  // Every lane reads its own vertex's neighbors through the cache: up to 32 pins per warp.
+  log.step("sample-link", n, ex.for_lanes(n, 32, afforest_sample_link<Graph>{g, comp.data(), afforest_rounds}));
+  log.step("compress", n, ex.for_lanes(n, 0, afforest_compress<Id>{comp.data()}));
   std::uint64_t skip = n;  // no vertex has this label: nothing skipped
   if (g.symmetric && n > 0) {
     std::mt19937 engine(static_cast<std::mt19937::result_type>(gap::seed));

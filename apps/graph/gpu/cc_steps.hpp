@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The steps of Afforest (Sutton et al., as GAP's cc.cc runs it), for GPU warps and CPU threads:
-// link a few sampled neighbors of every vertex, compress, find the most frequent label, then
+// link a few sampled neighbors of every vertex in one pass, compress, find the most frequent label, then
 // link the remaining edges of every vertex outside that component, and compress again.
 #pragma once
 
@@ -53,19 +53,26 @@ struct afforest_compress {
   }
 };
 
-/// Lane step: links u with its neighbor number `round` (the sampling phase).
+/**
+ * @brief Lane step: links u with its first `rounds` neighbors (the sampling phase).
+ * @note GAP links one neighbor per round and compresses between rounds; linking them in one
+ * pass gives the same components (links only join trees) and reads each vertex's first
+ * neighbors from one page visit, where separate rounds would stream the neighbor array through
+ * the cache once per round.
+ */
 template <class Graph>
 struct afforest_sample_link {
   using id_type = typename Graph::id_type;
   Graph g;
   id_type* comp;
-  std::uint64_t round;
+  std::uint64_t rounds;
 
   BAM_HD step_totals operator()(std::uint64_t u) const {
     step_totals t;
-    if (round >= g.degree(u)) return t;
-    afforest_link(comp, static_cast<id_type>(u), g.neighbors[g.begin(u) + round]);
-    t.edges = 1;
+    const std::uint64_t degree = g.degree(u);
+    const std::uint64_t n = rounds < degree ? rounds : degree;
+    for (std::uint64_t r = 0; r < n; ++r) afforest_link(comp, static_cast<id_type>(u), g.neighbors[g.begin(u) + r]);
+    t.edges = n;
     return t;
   }
 };
