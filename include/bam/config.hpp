@@ -15,6 +15,15 @@
 #define BAM_HAS_CUDA_COMPILER 0
 #endif
 
+/// `BAM_UNROLL_BY(n)` asks for a loop to be unrolled n times, in words nvcc and the host
+/// compiler both understand (`#pragma unroll n` under nvcc, `#pragma GCC unroll n` otherwise).
+#define BAM_PRAGMA(text) _Pragma(#text)
+#if defined(__CUDACC__)
+#define BAM_UNROLL_BY(n) BAM_PRAGMA(unroll n)
+#else
+#define BAM_UNROLL_BY(n) BAM_PRAGMA(GCC unroll n)
+#endif
+
 /// True while the device pass of nvcc compiles the current function body.
 #if defined(__CUDA_ARCH__)
 #define BAM_DEVICE_PASS 1

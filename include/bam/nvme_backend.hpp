@@ -116,13 +116,12 @@ class nvme_backend {
       if (in_round) result = issue(qp, pair, controller, t, mine.io, nvme::io_opcode::read, frame, holds);
       detail::lane_mask copies = g.ballot(in_round && result == status::ok && frame != nullptr);
       g.sync();
-      const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
       while (copies != 0) {
         const unsigned j = unsigned(cuda::std::countr_zero(copies));
         copies &= copies - 1;
         const auto* src = reinterpret_cast<const uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
         auto* dst = reinterpret_cast<uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.io.data.data()), j));
-        for (std::uint32_t v = me; v < vecs; v += n) dst[v] = load_uncached(src + v);
+        copy_share(dst, src, me, n);
       }
       g.sync();
       if (holds) qp.release(t);
@@ -210,18 +209,37 @@ class nvme_backend {
     auto* d = reinterpret_cast<uint4_t*>(dst);
     const auto* s = reinterpret_cast<const uint4_t*>(src);
     const std::uint32_t n = s_.page_bytes / sizeof(uint4_t);
-#pragma unroll 16
+    BAM_UNROLL_BY(16)
     for (std::uint32_t i = 0; i < n; ++i) d[i] = s[i];
   }
 
   struct alignas(16) uint4_t {
     std::uint32_t x, y, z, w;
   };
+  static constexpr unsigned copy_batch = 8;  ///< 16-byte loads a lane has in flight in copy_share (unrolled)
   /// A 16-byte load that does not keep the line in L1 (device), or a plain load (host).
   BAM_HD static uint4_t load_uncached(const uint4_t* p) {
     NV_IF_ELSE_TARGET(NV_IS_DEVICE,
                       (const uint4 v = __ldcv(reinterpret_cast<const uint4*>(p)); return uint4_t{v.x, v.y, v.z, v.w};),
                       (return *p;))
+  }
+  /**
+   * @brief This member's share of a page copy by `n` members: 16-byte words me, me + n, ...
+   * @note The loads of a batch are all issued before the first store, so a lane has up to
+   * copy_batch reads of the frame (in host memory, a PCIe round trip each) in flight at once,
+   * instead of one: a 4 KiB page takes one round trip for a full warp.
+   */
+  BAM_HD void copy_share(uint4_t* dst, const uint4_t* src, unsigned me, unsigned n) const {
+    const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
+    for (std::uint32_t base = me; base < vecs; base += n * copy_batch) {
+      uint4_t w[copy_batch]{};
+      BAM_UNROLL_BY(8)
+      for (unsigned k = 0; k < copy_batch; ++k)
+        if (base + k * n < vecs) w[k] = load_uncached(src + base + k * n);
+      BAM_UNROLL_BY(8)
+      for (unsigned k = 0; k < copy_batch; ++k)
+        if (base + k * n < vecs) dst[base + k * n] = w[k];
+    }
   }
 
   BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
