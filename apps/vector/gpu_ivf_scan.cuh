@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam::vec::gpu: the list scan of an IVF batch. One block (8 warps) per work item = one list and
 // up to 8 (query, probe) pairs that chose it; warp w owns pair w. First each warp prefetches
-// an eighth of the list (bam: the reads of its missing pages go out together; a no-op in
-// memory). Then the block walks the list in
+// an eighth of the list and of the list of the block's next item (bam: the reads of missing
+// pages go out together; a no-op in memory). Then the block walks the list in
 // tiles of TV vectors: each warp reads a contiguous eighth of the tile's elements with
 // store.read_range (bam: one page pin per warp at a time), then each warp computes its query's
 // keys for the tile (lanes stride the dimensions; a transposed shuffle reduction leaves vector v's

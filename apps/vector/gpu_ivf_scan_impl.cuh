@@ -68,6 +68,33 @@ struct scan_layout {
   }
 };
 
+/// The work item the kernel's b-th step names (batches alternate the direction, so a batch
+/// starts on the lists the previous one left in the cache).
+__device__ inline std::uint32_t item_at(const scan_args& a, std::uint32_t items, std::uint32_t b) {
+  return a.reverse ? items - 1 - b : b;
+}
+
+/// The list of work item w: list_chunk_begin[l] <= w < list_chunk_begin[l + 1].
+__device__ inline std::uint32_t list_of(const scan_args& a, std::uint32_t w) {
+  std::uint32_t lo = 0, hi = a.n_lists;
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (a.list_chunk_begin[mid] <= w) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// Warp `warp` prefetches its eighth of list l's elements (collective over the warp).
+template <class Store>
+__device__ void prefetch_share(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t l,
+                               unsigned warp) {
+  const std::uint64_t first = a.list_offsets[l] * a.dim, n = (a.list_offsets[l + 1] - a.list_offsets[l]) * a.dim;
+  const std::uint64_t share = (n + scan_queries - 1) / scan_queries;
+  const std::uint64_t p0 = min(n, warp * share);
+  store.prefetch(g, first + p0, min(n - p0, share));
+}
+
 template <class T, unsigned C, unsigned TV, class Store>
 __global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store store) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -80,23 +107,17 @@ __global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store s
   bam::gpu::warp_group g;
 
   for (std::uint32_t b = blockIdx.x; b < items; b += gridDim.x) {
-    const std::uint32_t w = a.reverse ? items - 1 - b : b;
-    std::uint32_t lo = 0, hi = a.n_lists;  // list_chunk_begin[lo] <= w < list_chunk_begin[hi]
-    while (hi - lo > 1) {
-      const std::uint32_t mid = (lo + hi) / 2;
-      if (a.list_chunk_begin[mid] <= w) lo = mid;
-      else hi = mid;
-    }
+    const std::uint32_t w = item_at(a, items, b);
+    const std::uint32_t lo = list_of(a, w);
     const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
     const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
 
-    // Every warp puts the reads of its share of the list's missing pages in flight at once,
-    // instead of the scan meeting them a tile at a time (blocks on other chunks of the list
-    // find them being read and skip them).
+    // The reads of this item's list and of the block's next item's list go out before the scan
+    // (a no-op for pages resident or already being read), so the next list arrives while this
+    // one is scanned, rather than the scan meeting missing pages a tile at a time.
+    prefetch_share(store, g, a, lo, warp);
+    if (b + gridDim.x < items) prefetch_share(store, g, a, list_of(a, item_at(a, items, b + gridDim.x)), warp);
     const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
-    const std::uint64_t list_share = ((r1 - r0) * a.dim + scan_queries - 1) / scan_queries;
-    const std::uint64_t p0 = min((r1 - r0) * a.dim, warp * list_share);
-    store.prefetch(g, r0 * a.dim + p0, min((r1 - r0) * a.dim - p0, list_share));
 
     __syncthreads();  // the previous work item is done with the shared memory
     for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads) {

@@ -8,6 +8,22 @@
 
 namespace bam::bench::vector {
 
+namespace {
+/// The upper bound, in µs, of the histogram bucket (bucket b: [2^b, 2^(b+1)) ns) holding the
+/// q-quantile of the commands counted in now - before; 0 when none were.
+double latency_quantile_us(const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before, double q) {
+  std::uint64_t total = 0;
+  for (std::size_t b = 0; b < now.size(); ++b) total += now[b] - (b < before.size() ? before[b] : 0);
+  if (total == 0) return 0;
+  std::uint64_t seen = 0;
+  for (std::size_t b = 0; b < now.size(); ++b) {
+    seen += now[b] - (b < before.size() ? before[b] : 0);
+    if (double(seen) >= q * double(total)) return double(std::uint64_t{2} << b) / 1000.0;
+  }
+  return double(std::uint64_t{2} << (now.size() - 1)) / 1000.0;
+}
+}  // namespace
+
 std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::list_source& src, page_cache* cache,
                               const vec::matrix<float>& queries, const vec::matrix<std::int64_t>& truth,
                               const series_plan& plan) {
@@ -21,6 +37,7 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
       if (cache) cache->reset_stats();
       std::vector<batch_profile> batches;
       cache::cache_stats before{};
+      std::vector<std::uint64_t> latency_before = cache ? cache->latency_histogram() : std::vector<std::uint64_t>{};
       const auto on_batch = [&](const vec::gpu::batch_report& b) {
         batch_profile bp{b.index, b.queries, b.seconds};
         if (cache) {
@@ -31,6 +48,10 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
           bp.misses = now.misses - before.misses;
           bp.bytes_read = now.bytes_read - before.bytes_read;
           before = now;
+          const auto latency = cache->latency_histogram();
+          bp.io_p50_us = latency_quantile_us(latency, latency_before, 0.5);
+          bp.io_p99_us = latency_quantile_us(latency, latency_before, 0.99);
+          latency_before = latency;
         }
         batches.push_back(bp);
       };

@@ -18,6 +18,7 @@ struct batch_profile {
   std::uint64_t batch = 0, queries = 0;
   double seconds = 0, hit_rate = 0;
   std::uint64_t misses = 0, bytes_read = 0;
+  double io_p50_us = 0, io_p99_us = 0;  ///< NVMe command latency quantiles (histogram bucket bounds)
 };
 
 struct point {

@@ -58,7 +58,8 @@ void record(bench::report& rep, const std::string& series, double fraction, cons
       for (const auto& b : p.batches)
         rep.add_row("cache_profile", {{"cache", percent(fraction)}, {"nprobe", p.nprobe}, {"batch", b.batch},
                                       {"queries", b.queries}, {"seconds", b.seconds}, {"hit_rate", b.hit_rate},
-                                      {"misses", b.misses}, {"mib_read", double(b.bytes_read) / (1 << 20)}});
+                                      {"misses", b.misses}, {"mib_read", double(b.bytes_read) / (1 << 20)},
+                                      {"io_p50_us_le", b.io_p50_us}, {"io_p99_us_le", b.io_p99_us}});
   }
 }
 
