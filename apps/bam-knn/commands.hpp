@@ -35,7 +35,7 @@ struct search_args {
   std::vector<std::uint32_t> nprobe{1, 2, 4, 8, 16, 32, 64};
   double cache_fraction = 0.25;
   std::uint64_t cache_mb = 0, batch = 0;
-  bool ram = false, exact = false, cpu = false;
+  bool ram = false, exact = false, cpu = false, prefetch_next = false;
   std::uint32_t workers = 8, queues = 64;
 };
 

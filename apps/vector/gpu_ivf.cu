@@ -123,7 +123,8 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     check_launch("IVF pair scatter");
     // Scan the lists, then merge nprobe x k candidates per query.
     const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
-                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, s.cand_key.data(), s.cand_row.data()};
+                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, o.prefetch_next, s.cand_key.data(),
+                      s.cand_row.data()};
     const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
     launch_scan(src, a, resident_blocks(src, scan_queries, items_bound));
     merge_rows(s.cand_key.data(), s.cand_row.data(), nb, np * k, k, s.ids.data(), index_.metric(), nullptr,

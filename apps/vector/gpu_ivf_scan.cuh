@@ -30,6 +30,7 @@ struct scan_args {
   std::uint32_t n_lists, dim, nprobe, k;
   metric m;
   bool reverse;                            ///< take work items last list first
+  bool prefetch_next;                      ///< also prefetch the list of the block's next item
   float* out_key;                          ///< nq * nprobe * k candidate keys
   std::int64_t* out_row;                   ///< and their rows (-1: none)
 };

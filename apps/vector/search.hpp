@@ -17,6 +17,11 @@ class ivf_index;
 struct search_options {
   std::uint32_t k = 10;      ///< neighbours per query (at most max_k)
   std::uint32_t nprobe = 8;  ///< lists scanned per query (IVF only)
+  /// IVF through bam: each block also prefetches the list of its next work item while scanning
+  /// the current one. Faster when the cache holds several times what the running blocks scan
+  /// (25% of Fashion-MNIST on an H200); with a smaller cache the look-ahead evicts pages before
+  /// they are used.
+  bool prefetch_next = false;
 };
 
 /// Row-major nq x k results, best first; id -1 (distance +inf for l2, -inf for ip) where

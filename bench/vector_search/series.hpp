@@ -32,6 +32,7 @@ struct series_plan {
   std::uint32_t k = 10;
   std::uint64_t batch = 0;  ///< queries per batch
   unsigned reps = 3;        ///< timed repetitions after one warm-up; the median counts
+  bool prefetch_next = false;  ///< search_options::prefetch_next
 };
 
 /**
