@@ -112,12 +112,13 @@ __global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store s
     const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
     const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
 
-    // The reads of this item's list (and, when the cache has room, of the block's next item's
-    // list) go out before the scan (a no-op for pages resident or already being read), so the
+    // The reads of this item's list (and, with prefetch_next, of the block's next item's list)
+    // go out before the scan (a no-op for pages resident or already being read), so the
     // next list arrives while this one is scanned, rather than the scan meeting missing pages a
     // tile at a time.
     prefetch_share(store, g, a, lo, warp);
-    if (a.prefetch_next && b + gridDim.x < items) prefetch_share(store, g, a, list_of(a, item_at(a, items, b + gridDim.x)), warp);
+    if (a.prefetch_next && b + gridDim.x < items)
+      prefetch_share(store, g, a, list_of(a, item_at(a, items, b + gridDim.x)), warp);
     const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
 
     __syncthreads();  // the previous work item is done with the shared memory
