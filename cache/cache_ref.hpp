@@ -204,10 +204,7 @@ class cache_ref {
     pending_fill pending{};
     outcome o{retry, 0};
     if (valid && req.led_by(g.rank())) o = start_prefetch(key, pending);
-    if constexpr (staged_backend<Backend>) {
-      const status read = backend_.finish_reads(g, pending.staged);
-      if (pending.staged.active()) o = read == status::ok ? complete_fill(pending) : abort_fill(pending, read);
-    }
+    o = finish_fills(g, pending, o);
     if (o.result == status::ok) slots_.unpin(o.slot);  // the filler's pin: the page stays, unpinned
   }
 
@@ -285,15 +282,11 @@ class cache_ref {
       // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
       const bool any_write = (g.ballot(unresolved && mode == access_mode::write) & req.peers) != 0;
       const bool leader = unresolved && req.led_by(g.rank());
-      std::uint64_t packed = 0;
       pending_fill pending{};
-      if (leader) packed = pack(lookup(key, any_write ? access_mode::write : access_mode::read, req.count, pending));
-      if constexpr (staged_backend<Backend>) {
-        // Leaders whose reads were recorded: the group performs them together, then they publish.
-        const status read = backend_.finish_reads(g, pending.staged);
-        if (pending.staged.active()) packed = pack(read == status::ok ? complete_fill(pending) : abort_fill(pending, read));
-      }
-      const outcome o = unpack(g.shfl(packed, req.leader));
+      outcome led{};
+      if (leader) led = lookup(key, any_write ? access_mode::write : access_mode::read, req.count, pending);
+      led = finish_fills(g, pending, led);
+      const outcome o = unpack(g.shfl(pack(led), req.leader));
       if (unresolved && o.result != retry) {
         unresolved = false;
         mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader}
@@ -348,17 +341,13 @@ class cache_ref {
       return outcome{status::ok, entry.slot()};
     }
     if constexpr (staged_backend<Backend>) {  // never wait here: see acquire_if
-      if (entry.empty() && table.try_claim(key.page)) {
-        stats_.add(key.range, counter::misses, 1);
-        return fill(table, key, mode, deadline(), pending);
-      }
-      return outcome{retry, 0};
+      return entry.empty() ? claim_and_fill(table, key, mode, pending, true) : outcome{retry, 0};
     }
     stats_.add(key.range, counter::misses, 1);
     const std::uint64_t limit = deadline();
     detail::backoff wait;
     for (;;) {
-      if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit, pending);
+      if (entry.empty() && table.try_claim(key.page)) return fill(table, key, mode, limit, pending, true);
       if (detail::now_ns() > limit) return outcome{status::timeout, 0};
       wait();
       entry = table.load(key.page);
@@ -369,9 +358,32 @@ class cache_ref {
   /// Prefetch leader: claims an empty entry and fills it without waiting for a victim.
   BAM_HD outcome start_prefetch(page_key key, pending_fill& pending) const {
     const page_table_ref<Scope> table = ranges_[key.range];
-    if (!table.load(key.page).empty() || !table.try_claim(key.page)) return outcome{retry, 0};
+    return table.load(key.page).empty() ? claim_and_fill(table, key, access_mode::read, pending, false)
+                                        : outcome{retry, 0};
+  }
+
+  /// Claims the entry of `key` (found empty) and fills it, counted as a miss; `retry` when
+  /// another thread claimed it first.
+  BAM_HD outcome claim_and_fill(page_table_ref<Scope> table, page_key key, access_mode mode, pending_fill& pending,
+                                bool wait_for_victim) const {
+    if (!table.try_claim(key.page)) return outcome{retry, 0};
     stats_.add(key.range, counter::misses, 1);
-    return fill(table, key, access_mode::read, deadline(), pending, false);
+    return fill(table, key, mode, deadline(), pending, wait_for_victim);
+  }
+
+  /**
+   * @brief With a staged backend, the group performs the reads its leaders recorded
+   * (collective), then each such leader publishes its fill, or undoes it when the read failed.
+   * @return the published or undone fill's outcome for those leaders; `o` for every other lane,
+   * and always without staging
+   */
+  template <detail::lane_group Group>
+  BAM_HD outcome finish_fills(Group& g, pending_fill& pending, outcome o) const {
+    if constexpr (staged_backend<Backend>) {
+      const status read = backend_.finish_reads(g, pending.staged);
+      if (pending.staged.active()) return read == status::ok ? complete_fill(pending) : abort_fill(pending, read);
+    }
+    return o;
   }
 
   /**
@@ -382,7 +394,7 @@ class cache_ref {
    * clock sweep that finds no victim ends the fill with no_slot at once (prefetch).
    */
   BAM_HD outcome fill(page_table_ref<Scope> table, page_key key, access_mode mode,
-                      std::uint64_t limit, pending_fill& pending, bool wait_for_victim = true) const {
+                      std::uint64_t limit, pending_fill& pending, bool wait_for_victim) const {
     const std::uint32_t steps = clock_policy_ref<Scope>::default_steps(slots_.size());
     detail::backoff wait;
     victim v = clock_.find_victim(slots_, steps);

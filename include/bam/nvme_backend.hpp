@@ -184,7 +184,8 @@ class nvme_backend {
     frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
     const queues::prp_pair prp =
         frame ? s_.frame_prps[std::size_t{pair} * s_.queue_depth + cid] : s_.slot_prps[io.slot];
-    if (frame && op == nvme::io_opcode::write) copy(frame, io.data.data());
+    if (frame && op == nvme::io_opcode::write)
+      copy_share(reinterpret_cast<uint4_t*>(frame), reinterpret_cast<const uint4_t*>(io.data.data()), 0, 1);
     qp.write(t, nvme::make_io(op, r.nsid, lba, r.blocks_per_page, prp.prp1, prp.prp2));
     st = qp.publish(t, io.deadline_ns);
     if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
@@ -204,15 +205,6 @@ class nvme_backend {
         .fetch_add(1, cuda::std::memory_order_relaxed);
   }
 
-  /// Copies one page, 16 bytes per load/store, several loads in flight.
-  BAM_HD void copy(std::byte* dst, const std::byte* src) const {
-    auto* d = reinterpret_cast<uint4_t*>(dst);
-    const auto* s = reinterpret_cast<const uint4_t*>(src);
-    const std::uint32_t n = s_.page_bytes / sizeof(uint4_t);
-    BAM_UNROLL_BY(16)
-    for (std::uint32_t i = 0; i < n; ++i) d[i] = s[i];
-  }
-
   struct alignas(16) uint4_t {
     std::uint32_t x, y, z, w;
   };
@@ -224,7 +216,8 @@ class nvme_backend {
                       (return *p;))
   }
   /**
-   * @brief This member's share of a page copy by `n` members: 16-byte words me, me + n, ...
+   * @brief This member's share of a page copy by `n` members (one thread: me = 0, n = 1):
+   * 16-byte words me, me + n, ...
    * @note The loads of a batch are all issued before the first store, so a lane has up to
    * copy_batch reads of the frame (in host memory, a PCIe round trip each) in flight at once,
    * instead of one: a 4 KiB page takes one round trip for a full warp.

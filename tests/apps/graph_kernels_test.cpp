@@ -96,7 +96,9 @@ TEST_P(KernelsMatchReference, BfsDepthsAreExact) {
     EXPECT_EQ(gk::run_bfs(resident_->view<std::uint32_t>(), s, o).depth, expected) << "memory, source " << s;
     EXPECT_GT(cached.edges_examined, 0u);
   }
-  if (ref().symmetric) EXPECT_GT(bottom_up_steps, 0u) << "direction-optimizing: some levels go bottom-up";
+  if (ref().symmetric) {
+    EXPECT_GT(bottom_up_steps, 0u) << "direction-optimizing: some levels go bottom-up";
+  }
   expect_cache_worked();
 }
 

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 namespace bam::graph::gpu {
 
@@ -38,16 +37,22 @@ __device__ inline void add_totals(step_totals t, step_totals* out) {
   }
 }
 
+/// Most consecutive items a warp takes at a time in group_items.
+inline constexpr std::uint64_t group_chunk = 32;
+
 /**
- * Items are dealt in chunks of `chunk` consecutive items: warp w takes chunks w, w + warps, ...
- * (loop bounds are the same for every lane). With chunks, warps reading adjacency lists through
- * the cache work on different pages at once, so many reads are in flight, rather than every
- * warp crowding the few pages of adjacent items and waiting for one read.
+ * Items are dealt in chunks of consecutive items, up to group_chunk once there are enough for
+ * every warp to have full chunks: warp w takes chunks w, w + warps, ... (loop bounds are the
+ * same for every lane). With chunks, warps reading adjacency lists through the cache work on
+ * different pages at once, so many reads are in flight, rather than every warp crowding the
+ * few pages of adjacent items and waiting for one read.
  */
 template <class Step>
-__global__ void group_items(std::uint64_t n, std::uint64_t chunk, Step step, step_totals* out) {
+__global__ void group_items(std::uint64_t n, Step step, step_totals* out) {
   const std::uint64_t warp = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
   const std::uint64_t warps = gridDim.x * std::uint64_t(blockDim.x) / 32;
+  const std::uint64_t per_warp = n / warps;
+  const std::uint64_t chunk = per_warp < 1 ? 1 : per_warp > group_chunk ? group_chunk : per_warp;
   bam::gpu::warp_group g(0xffffffffu);
   step_totals mine;
   for (std::uint64_t first = warp * chunk; first < n; first += warps * chunk) {
@@ -70,9 +75,6 @@ __global__ void lane_items(std::uint64_t n, Step step, step_totals* out) {
 
 class gpu_executor {
  public:
-  /// Most consecutive items a warp takes at a time in for_groups.
-  static constexpr std::uint64_t group_chunk = 32;
-
   template <class T>
   using buffer = vec::gpu::device_buffer<T>;
 
@@ -94,21 +96,19 @@ class gpu_executor {
     return buffer<T>(n);
   }
 
-  /// One warp per item, in chunks of up to group_chunk items once there are enough items for
-  /// every warp to have full chunks; `pins`: cache pages a warp may hold at once.
+  /// One warp per item (dealt in chunks, see group_items); `pins`: cache pages a warp may hold
+  /// at once.
   template <class Step>
   step_totals for_groups(std::uint64_t n, unsigned pins, const Step& step) {
     const auto kernel = kernels::group_items<Step>;
-    return launch(kernel, n, (n + block_ / 32 - 1) / (block_ / 32), pins, [&](std::uint64_t warps) {
-      return std::clamp<std::uint64_t>(n / warps, 1, group_chunk);
-    }, step);
+    return launch(kernel, n, (n + block_ / 32 - 1) / (block_ / 32), pins, step);
   }
   /// One thread per item; `pins`: cache pages a warp may hold at once (32 when every lane reads
   /// its own element through the cache).
   template <class Step>
   step_totals for_lanes(std::uint64_t n, unsigned pins, const Step& step) {
     const auto kernel = kernels::lane_items<Step>;
-    return launch(kernel, n, (n + block_ - 1) / block_, pins, nullptr, step);
+    return launch(kernel, n, (n + block_ - 1) / block_, pins, step);
   }
   void synchronize() const { BAM_CUDA_TRY(cudaDeviceSynchronize()); }
   /// Reads one word the kernels can read (VRAM, pinned or managed memory).
@@ -120,10 +120,8 @@ class gpu_executor {
   }
 
  private:
-  /// Launches kernel(n, [chunk,] step, totals); `chunk_for(warps)`, unless null, picks the chunk.
-  template <class Kernel, class Chunk, class Step>
-  step_totals launch(Kernel kernel, std::uint64_t n, std::uint64_t wanted_blocks, unsigned pins, Chunk chunk_for,
-                     const Step& step) {
+  template <class Kernel, class Step>
+  step_totals launch(Kernel kernel, std::uint64_t n, std::uint64_t wanted_blocks, unsigned pins, const Step& step) {
     if (n == 0) return {};
     int per_sm = 0;
     BAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block_), 0));
@@ -133,11 +131,7 @@ class gpu_executor {
     if (max_warps_ != 0) blocks = std::min(blocks, max_warps_ / warps_per_block);
     blocks = std::max<std::uint64_t>(blocks, 1);
     BAM_CUDA_TRY(cudaMemset(totals_.data(), 0, sizeof(step_totals)));
-    if constexpr (std::is_null_pointer_v<Chunk>) {
-      kernel<<<unsigned(blocks), block_>>>(n, step, totals_.data());
-    } else {
-      kernel<<<unsigned(blocks), block_>>>(n, chunk_for(blocks * warps_per_block), step, totals_.data());
-    }
+    kernel<<<unsigned(blocks), block_>>>(n, step, totals_.data());
     BAM_CUDA_TRY(cudaGetLastError());
     BAM_CUDA_TRY(cudaDeviceSynchronize());
     step_totals t;
