@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
                    "IVF through bam: also prefetch each block's next list (helps when the cache is large)");
   search->add_option("--workers", s.workers, "emulated controller threads")->check(CLI::Range(1, 256));
   search->add_option("--queues", s.queues, "NVMe queue pairs")->check(CLI::Range(1, 1024));
+  search->add_option("--page-kib", s.page_kib, "cache page size in KiB (a power of two)")->check(CLI::Range(1, 2048));
   search->add_option("--batch", s.batch, "queries per GPU batch (0: automatic)");
   search->add_flag("--exact", s.exact, "also run exact search over the same vectors and source");
   search->add_option("-o,--out", s.out, "write the ids of the last search (.ivecs or .npy)");

@@ -62,8 +62,8 @@ int run_search(const search_args& a) {
   cached_vectors cached;
   if (a.source == "bam") {
     store = std::make_unique<vec::bam_store>(
-        index, vec::bam_store_options{.gpu = gpu, .cache_bytes = cache_bytes, .ram = a.ram, .queues = a.queues,
-                                      .workers = a.workers});
+        index, vec::bam_store_options{.gpu = gpu, .cache_bytes = cache_bytes, .page_bytes = std::size_t{a.page_kib} << 10,
+                                      .ram = a.ram, .queues = a.queues, .workers = a.workers});
     cached = map_vectors(*store, index.scalar());
   }
 #if BAM_WITH_CUDA_RUNTIME

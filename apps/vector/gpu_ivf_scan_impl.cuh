@@ -68,8 +68,8 @@ struct scan_layout {
   }
 };
 
-/// The work item the kernel's b-th step names (batches alternate the direction, so a batch
-/// starts on the lists the previous one left in the cache).
+/// The work item that the b-th value of the item counter names (batches alternate the direction,
+/// so a batch starts on the lists the previous one left in the cache).
 __device__ inline std::uint32_t item_at(const scan_args& a, std::uint32_t items, std::uint32_t b) {
   return a.reverse ? items - 1 - b : b;
 }
@@ -85,73 +85,100 @@ __device__ inline std::uint32_t list_of(const scan_args& a, std::uint32_t w) {
   return lo;
 }
 
-/// Warp `warp` prefetches its eighth of list l's elements (collective over the warp).
+/// Warp `part` of `parts` prefetches its share of list l's elements (collective over the warp).
 template <class Store>
-__device__ void prefetch_share(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t l,
-                               unsigned warp) {
+__device__ void prefetch_list(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t l,
+                              unsigned part, unsigned parts) {
   const std::uint64_t first = a.list_offsets[l] * a.dim, n = (a.list_offsets[l + 1] - a.list_offsets[l]) * a.dim;
-  const std::uint64_t share = (n + scan_queries - 1) / scan_queries;
-  const std::uint64_t p0 = min(n, warp * share);
+  const std::uint64_t share = (n + parts - 1) / parts;
+  const std::uint64_t p0 = min(n, part * share);
   store.prefetch(g, first + p0, min(n - p0, share));
 }
 
+/// Barrier of the block's scan_threads scanning threads only (named barrier 1), so that the
+/// look-ahead warp, when the block has one, never holds them up.
+__device__ inline void scan_sync() { asm volatile("bar.sync 1, %0;" ::"n"(scan_threads) : "memory"); }
+
+/// The scanning warps' work on item w: prefetch the list (a no-op for pages resident or being
+/// read), load the pairs' queries, walk the list in tiles, write each pair's top k.
 template <class T, unsigned C, unsigned TV, class Store>
-__global__ void __launch_bounds__(scan_threads) scan_kernel(scan_args a, Store store) {
-  extern __shared__ __align__(16) unsigned char smem[];
+__device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp_group& g, std::uint32_t w,
+                          unsigned char* smem) {
   using layout = scan_layout<T, C, TV>;
   float* qs = reinterpret_cast<float*>(smem);
   T* tile = reinterpret_cast<T*>(smem + layout::queries(a.dim));
   auto* tops = reinterpret_cast<topk_storage<C>*>(smem + layout::queries(a.dim) + layout::tile(a.dim));
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::uint32_t items = a.list_chunk_begin[a.n_lists];
-  bam::gpu::warp_group g;
+  const std::uint32_t lo = list_of(a, w);
+  const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
+  const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
+  prefetch_list(store, g, a, lo, warp, scan_queries);
+  const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
 
-  for (std::uint32_t b = blockIdx.x; b < items; b += gridDim.x) {
-    const std::uint32_t w = item_at(a, items, b);
-    const std::uint32_t lo = list_of(a, w);
-    const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
-    const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
+  for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads) {
+    const std::uint32_t query = a.pair_slot[first_pair + i / a.dim] / a.nprobe;
+    qs[i] = a.queries[std::uint64_t(query) * a.dim + i % a.dim];
+  }
+  group_topk<C, bam::gpu::warp_group> top(g, tops[warp], a.k);
 
-    // The reads of this item's list (and, with prefetch_next, of the block's next item's list)
-    // go out before the scan (a no-op for pages resident or already being read), so the
-    // next list arrives while this one is scanned, rather than the scan meeting missing pages a
-    // tile at a time.
-    prefetch_share(store, g, a, lo, warp);
-    if (a.prefetch_next && b + gridDim.x < items)
-      prefetch_share(store, g, a, list_of(a, item_at(a, items, b + gridDim.x)), warp);
-    const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
-
-    __syncthreads();  // the previous work item is done with the shared memory
-    for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads) {
-      const std::uint32_t query = a.pair_slot[first_pair + i / a.dim] / a.nprobe;
-      qs[i] = a.queries[std::uint64_t(query) * a.dim + i % a.dim];
-    }
-    group_topk<C, bam::gpu::warp_group> top(g, tops[warp], a.k);
-
-    for (std::uint64_t r = r0; r < r1; r += TV) {
-      const auto nt = std::uint32_t(min(std::uint64_t(TV), r1 - r));
-      const std::uint64_t total = std::uint64_t(nt) * a.dim;
-      const std::uint64_t share = (total + scan_queries - 1) / scan_queries;
-      const std::uint64_t s0 = min(total, warp * share), s1 = min(total, s0 + share);
-      __syncthreads();  // queries loaded; the previous tile consumed
-      if (s1 > s0) (void)store.read_range(g, r * a.dim + s0, s1 - s0, tile + s0);  // failures: in the cache's error slot
-      __syncthreads();
-      if (warp < pairs) {
-        float acc[TV];
-        if (a.m == metric::l2) tile_partials<TV, true>(qs + warp * a.dim, tile, a.dim, lane, acc);
-        else tile_partials<TV, false>(qs + warp * a.dim, tile, a.dim, lane, acc);
-        const float sum = transpose_sum<TV>(acc, lane);
-        top.push(lane < nt ? (a.m == metric::l2 ? sum : -sum) : no_key(), std::int64_t(r + lane));
-      }
-    }
+  for (std::uint64_t r = r0; r < r1; r += TV) {
+    const auto nt = std::uint32_t(min(std::uint64_t(TV), r1 - r));
+    const std::uint64_t total = std::uint64_t(nt) * a.dim;
+    const std::uint64_t share = (total + scan_queries - 1) / scan_queries;
+    const std::uint64_t s0 = min(total, warp * share), s1 = min(total, s0 + share);
+    scan_sync();  // queries loaded; the previous tile consumed
+    if (s1 > s0) (void)store.read_range(g, r * a.dim + s0, s1 - s0, tile + s0);  // failures: in the cache's error slot
+    scan_sync();
     if (warp < pairs) {
-      top.finish();
-      const std::uint64_t slot = a.pair_slot[first_pair + warp];
-      for (std::uint32_t j = lane; j < a.k; j += 32) {
-        a.out_key[slot * a.k + j] = tops[warp].key[j];
-        a.out_row[slot * a.k + j] = tops[warp].id[j];
-      }
+      float acc[TV];
+      if (a.m == metric::l2) tile_partials<TV, true>(qs + warp * a.dim, tile, a.dim, lane, acc);
+      else tile_partials<TV, false>(qs + warp * a.dim, tile, a.dim, lane, acc);
+      const float sum = transpose_sum<TV>(acc, lane);
+      top.push(lane < nt ? (a.m == metric::l2 ? sum : -sum) : no_key(), std::int64_t(r + lane));
     }
+  }
+  if (warp < pairs) {
+    top.finish();
+    const std::uint64_t slot = a.pair_slot[first_pair + warp];
+    for (std::uint32_t j = lane; j < a.k; j += 32) {
+      a.out_key[slot * a.k + j] = tops[warp].key[j];
+      a.out_row[slot * a.k + j] = tops[warp].id[j];
+    }
+  }
+}
+
+/**
+ * Blocks take work items from a shared counter (the item in hand and the one taken next stay
+ * within a window of about two grids' worth of consecutive items, so the lists being read fit a
+ * small cache and long lists do not leave blocks idle). With a look-ahead warp (blockDim =
+ * scan_threads + 32) that warp takes the block's next item when the current one starts and
+ * prefetches its whole list while the scanning warps work, waiting only for its own reads.
+ * Item numbers pass through item[2] in shared memory: iteration i reads item[i % 2] and writes
+ * item[(i + 1) % 2]; the block-wide barrier at the end of each iteration orders that write
+ * before the next iteration's reads, and those reads before the write after them.
+ */
+template <class T, unsigned C, unsigned TV, class Store>
+__global__ void __launch_bounds__(scan_threads + 32) scan_kernel(scan_args a, Store store) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ std::uint32_t item[2];
+  const std::uint32_t items = a.list_chunk_begin[a.n_lists];
+  const bool look_ahead = blockDim.x > scan_threads;
+  const unsigned taker = look_ahead ? scan_threads : 0;  // the thread that takes the next item
+  bam::gpu::warp_group g;
+  if (threadIdx.x == taker) item[0] = atomicAdd(a.next_item, 1u);
+  __syncthreads();
+  for (unsigned i = 0;; ++i) {
+    const std::uint32_t b = item[i % 2];
+    if (b >= items) break;
+    std::uint32_t next = 0;
+    if (threadIdx.x == taker) item[(i + 1) % 2] = next = atomicAdd(a.next_item, 1u);
+    if (threadIdx.x < scan_threads) {
+      scan_item<T, C, TV>(a, store, g, item_at(a, items, b), smem);
+    } else {
+      next = __shfl_sync(0xffffffffu, next, 0);  // from the taker, the look-ahead warp's lane 0
+      if (next < items) prefetch_list(store, g, a, list_of(a, item_at(a, items, next)), 0, 1);
+    }
+    __syncthreads();  // the item is done with the shared memory; item[(i + 1) % 2] is set
   }
 }
 
@@ -166,7 +193,7 @@ void launch(const Store& store, const scan_args& a, std::uint64_t blocks) {
                                               " bytes of shared memory per block, the GPU has " + std::to_string(limit));
   auto* kernel = &scan_kernel<T, C, TV, Store>;
   BAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<unsigned(blocks), scan_threads, smem>>>(a, store);
+  kernel<<<unsigned(blocks), scan_threads + (a.prefetch_next ? 32 : 0), smem>>>(a, store);
   check_launch("IVF list scan");
 }
 

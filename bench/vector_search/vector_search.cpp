@@ -33,7 +33,7 @@ namespace gpu = bam::vec::gpu;
 
 struct config {
   std::string base, queries, work = "/tmp/bam-vector-search", results = "bench/results", storage = "f32";
-  std::uint32_t lists = 1024, k = 10, gt_k = 100, workers = 14, queues = 132, depth = 256, threads = 16;
+  std::uint32_t lists = 1024, k = 10, gt_k = 100, workers = 14, queues = 132, depth = 256, threads = 16, page_kib = 4;
   std::vector<std::uint32_t> nprobe{1, 2, 4, 8, 16, 32, 64, 128};
   std::vector<double> fractions{0.10, 0.25};
   std::uint64_t batch = 10000, large_rows = 0;
@@ -41,6 +41,7 @@ struct config {
   std::uint32_t large_dim = 128, large_lists = 4096;
   unsigned reps = 3;
   bool peers = true;
+  [[nodiscard]] std::size_t page_bytes() const { return std::size_t{page_kib} << 10; }
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -125,7 +126,8 @@ void large_section(bench::report& rep, const config& c, const series_plan& plan)
   gpu::ivf_searcher searcher(index);
   const auto bam_points = [&](double fraction, bool ahead) {
     vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(fraction * double(index.header().vectors.bytes)),
-                                 .ram = true, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+                                 .page_bytes = c.page_bytes(), .ram = true,
+                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
     series_plan p = plan;
     p.prefetch_next = ahead;
     return run_series(searcher, store.vectors<float>(), &store.cache(), queries, truth, p);
@@ -160,6 +162,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", c.workers, "emulated controller threads");
   app.add_option("--queues", c.queues, "NVMe queue pairs");
   app.add_option("--depth", c.depth, "queue depth");
+  app.add_option("--page-kib", c.page_kib, "bam cache page size in KiB")->check(CLI::Range(1, 2048));
   app.add_option("--threads", c.threads, "FAISS CPU threads");
   app.add_option("--large-rows", c.large_rows, "also run a clustered collection of this many vectors (0: skip)");
   app.add_option("--large-dim", c.large_dim, "its dimension");
@@ -221,7 +224,8 @@ int main(int argc, char** argv) {
     std::map<std::string, bam_series_points> bam_series;
     for (const double f : c.fractions) {
       vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(f * double(index.header().vectors.bytes)),
-                                   .ram = true, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+                                   .page_bytes = c.page_bytes(), .ram = true,
+                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
       for (const bool ahead : {false, true}) {
         const std::string name = "bam, cache " + percent(f) + (ahead ? ", look-ahead" : "");
         std::fprintf(stderr, "IVF through %s:\n", name.c_str());
@@ -243,7 +247,7 @@ int main(int argc, char** argv) {
         }
       }
       rep.add_row("cache", {{"cache", percent(f)}, {"slots", store.cache().n_slots()},
-                            {"mib", double(store.cache().n_slots()) * 4096 / (1 << 20)}});
+                            {"mib", double(store.cache().n_slots()) * double(c.page_bytes()) / (1 << 20)}});
     }
 
     // Brute force in VRAM (bam's exact path: tiled GEMM), and exact search through bam.
@@ -254,7 +258,8 @@ int main(int argc, char** argv) {
                                 {"recall_at_10", vec::recall_at(10, bf, truth)}, {"seconds", bf_s}});
     {
       vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(0.25 * double(index.header().vectors.bytes)),
-                                   .ram = true, .queues = c.queues, .depth = c.depth, .workers = c.workers});
+                                   .page_bytes = c.page_bytes(), .ram = true,
+                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
       t = std::chrono::steady_clock::now();
       const auto ex = vec::visit_scalar(index.scalar(), [&](auto tag) {
         return gpu::exact_search(store.vectors<decltype(tag)>(), index.size(), index.dim(), index.metric(), index.ids(),
@@ -286,7 +291,8 @@ int main(int argc, char** argv) {
     rep.headline() = headline(bam_series, vram_pts, peers.value("faiss_ivf", nlohmann::json::array()));
     rep.notes()["setup"] = "bam: emulated NVMe controller (" + std::to_string(c.workers) + " host threads, " +
                            std::to_string(c.queues) + " queue pairs x " + std::to_string(c.depth) +
-                           ") serving a RAM namespace holding the index file; 4 KiB pages; every series runs the same "
+                           ") serving a RAM namespace holding the index file; " + std::to_string(c.page_kib) +
+                           " KiB pages; every series runs the same "
                            "GPU kernels with " + std::to_string(c.batch) + " queries per batch, median of " +
                            std::to_string(c.reps) + " timed runs after a warm-up; QPS includes query upload and "
                            "result download";

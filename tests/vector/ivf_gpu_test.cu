@@ -93,12 +93,15 @@ TEST_F(VectorGpu, IvfFromVramMatchesTheCpuAndBamMatchesVram) {
                                  queries_, o);
       });
       EXPECT_GE(agreement(g, c), 0.995) << to_string(storage) << " nprobe " << nprobe;
-      const auto b = visit_scalar(storage, [&](auto tag) {
-        return searcher.search(queries_, o, store.vectors<decltype(tag)>(), 300);
-      });
-      store.cache().check();
-      EXPECT_EQ(b.ids, g.ids) << "bam and VRAM differ: " << to_string(storage) << " nprobe " << nprobe;
-      EXPECT_EQ(b.distances, g.distances);
+      for (const bool look_ahead : {false, true}) {  // with and without the look-ahead warp
+        const auto b = visit_scalar(storage, [&](auto tag) {
+          return searcher.search(queries_, {10, nprobe, look_ahead}, store.vectors<decltype(tag)>(), 300);
+        });
+        store.cache().check();
+        EXPECT_EQ(b.ids, g.ids) << "bam and VRAM differ: " << to_string(storage) << " nprobe " << nprobe
+                                << (look_ahead ? " with look-ahead" : "");
+        EXPECT_EQ(b.distances, g.distances);
+      }
     }
     EXPECT_GT(store.cache().total_stats().counts.evictions, 0u);
   }
