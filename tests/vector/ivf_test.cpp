@@ -129,6 +129,24 @@ TEST(Ivf, SearchThroughBamArrayMatchesMemoryAndReachesRecall) {
   EXPECT_GT(s.counts.evictions, 0u) << "the cache holds 10% of the vectors";
 }
 
+TEST(Ivf, LargePagesServeARamCopyAndAFileRefusesAPagePastItsEnd) {
+  const auto b = build(6000, scalar_type::f32, metric::l2, 16, false);
+  const ivf_index index(b->path);
+  const std::size_t page = 64 << 10;
+  const auto& sec = index.header().vectors;
+  ASSERT_GT(sec.offset + (sec.bytes + page - 1) / page * page, index.header().file_bytes)
+      << "the last 64 KiB page must end past the file for this test";
+  EXPECT_THROW(bam_store(index, {.cache_bytes = 1 << 20, .page_bytes = page, .workers = 1}), bam::invalid_argument);
+  EXPECT_THROW(bam_store(index, {.page_bytes = 1000, .ram = true, .workers = 1}), bam::invalid_argument);
+  bam_store store(index, {.cache_bytes = 1 << 20, .page_bytes = page, .ram = true, .workers = 1, .idle_spin_ns = 5'000});
+  const search_options o{10, 16};  // every list, so the last page is read
+  const auto mem = cpu_ivf_search<float>(index, in_memory<float>(index), b->queries, o);
+  const auto via_bam = cpu_ivf_search<float>(index, store.vectors<float>(), b->queries, o);
+  EXPECT_EQ(via_bam.ids, mem.ids);
+  EXPECT_EQ(via_bam.distances, mem.distances);
+  store.cache().check();
+}
+
 TEST(Ivf, HalfAndByteStorageSearchAndKeepRecall) {
   for (const auto storage : {scalar_type::f16, scalar_type::u8}) {
     const auto b = build(8000, storage, metric::l2, 32, storage == scalar_type::u8);
