@@ -47,6 +47,7 @@ struct ivf_searcher::state {
   device_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
   device_buffer<std::uint32_t> next_item{1};  ///< the scan's work-item counter
   device_buffer<std::byte> temp;
+  event_timer scan_time;
   std::uint64_t batches = 0;
 
   /// ExclusiveSum of n values (CUB), temporary storage grown as needed.
@@ -108,6 +109,7 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     BAM_CUDA_TRY(cudaDeviceSynchronize());
     const auto t0 = std::chrono::steady_clock::now();
     s.queries.upload({queries.data.data() + first * d, nb * d});
+    const double upload_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Coarse: the nprobe nearest lists of every query.
     s.blas.scores(s.queries.data(), nb, s.centroids.data(), nl, d, s.scores.data());
     topk_rows(s.scores.data(), nb, nl, s.cnorm.data(), index_.metric(), np, nullptr, nullptr, s.probe_key.data(),
@@ -128,13 +130,15 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
                       s.cand_key.data(), s.cand_row.data()};
     BAM_CUDA_TRY(cudaMemset(s.next_item.data(), 0, sizeof(std::uint32_t)));
     const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
+    s.scan_time.start();
     launch_scan(src, a, resident_blocks(src, scan_queries + (o.prefetch_next ? 1 : 0), items_bound));
+    s.scan_time.stop();
     merge_rows(s.cand_key.data(), s.cand_row.data(), nb, np * k, k, s.ids.data(), index_.metric(), nullptr,
                s.out_ids.data(), s.out_dist.data());
     s.out_ids.download({out.ids.data() + first * k, nb * k});
     s.out_dist.download({out.distances.data() + first * k, nb * k});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (on_batch) on_batch({s.batches, first, nb, seconds});
+    if (on_batch) on_batch({s.batches, first, nb, seconds, upload_seconds, s.scan_time.seconds()});
     ++s.batches;
   }
   return out;

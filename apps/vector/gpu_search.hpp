@@ -59,6 +59,8 @@ using list_source = std::variant<const vram_vectors*, array<float>, array<half>,
 struct batch_report {
   std::uint64_t index = 0, first_query = 0, queries = 0;
   double seconds = 0;
+  double upload_seconds = 0;  ///< of which copying the queries in (IVF only)
+  double scan_seconds = 0;    ///< of which the list scan kernel (IVF only; GPU events)
 };
 using batch_fn = std::function<void(const batch_report&)>;
 

@@ -31,7 +31,10 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
   for (const std::uint32_t nprobe : plan.nprobe) {
     point p;
     p.nprobe = nprobe;
-    std::vector<double> seconds;
+    struct timing {
+      double total = 0, upload = 0, scan = 0;
+    };
+    std::vector<timing> runs;
     vec::search_results last;
     for (unsigned rep = 0; rep <= plan.reps; ++rep) {  // rep 0 warms up
       if (cache) cache->reset_stats();
@@ -39,7 +42,7 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
       cache::cache_stats before{};
       std::vector<std::uint64_t> latency_before = cache ? cache->latency_histogram() : std::vector<std::uint64_t>{};
       const auto on_batch = [&](const vec::gpu::batch_report& b) {
-        batch_profile bp{b.index, b.queries, b.seconds};
+        batch_profile bp{b.index, b.queries, b.seconds, b.upload_seconds, b.scan_seconds};
         if (cache) {
           const auto now = cache->total_stats().counts;
           const std::uint64_t acc = now.accesses - before.accesses;
@@ -57,16 +60,24 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
       };
       last = searcher.search(queries, {plan.k, nprobe, plan.prefetch_next}, src, plan.batch, on_batch);
       if (cache) cache->check();
-      double total = 0;
-      for (const auto& b : batches) total += b.seconds;
-      if (rep > 0) seconds.push_back(total);
+      timing run;
+      for (const auto& b : batches) {
+        run.total += b.seconds;
+        run.upload += b.upload_seconds;
+        run.scan += b.scan_seconds;
+      }
+      if (rep > 0) runs.push_back(run);
       p.batches = std::move(batches);
     }
-    std::sort(seconds.begin(), seconds.end());
-    p.median_seconds = seconds[seconds.size() / 2];
+    std::sort(runs.begin(), runs.end(), [](const timing& a, const timing& b) { return a.total < b.total; });
+    const timing& median = runs[runs.size() / 2];
+    p.median_seconds = median.total;
+    p.upload_seconds = median.upload;
+    p.scan_seconds = median.scan;
     p.qps = double(queries.rows) / p.median_seconds;
     p.recall_at_10 = vec::recall_at(std::min(plan.k, 10u), last, truth);
-    std::fprintf(stderr, "  nprobe %4u: %10.0f queries/s, recall@10 %.4f\n", nprobe, p.qps, p.recall_at_10);
+    std::fprintf(stderr, "  nprobe %4u: %10.0f queries/s, recall@10 %.4f (upload %.2f ms, list scan %.2f ms)\n", nprobe,
+                 p.qps, p.recall_at_10, p.upload_seconds * 1e3, p.scan_seconds * 1e3);
     out.push_back(std::move(p));
   }
   return out;

@@ -16,7 +16,7 @@ namespace bam::bench::vector {
 
 struct batch_profile {
   std::uint64_t batch = 0, queries = 0;
-  double seconds = 0, hit_rate = 0;
+  double seconds = 0, upload_seconds = 0, scan_seconds = 0, hit_rate = 0;
   std::uint64_t misses = 0, bytes_read = 0;
   double io_p50_us = 0, io_p99_us = 0;  ///< NVMe command latency quantiles (histogram bucket bounds)
 };
@@ -24,6 +24,7 @@ struct batch_profile {
 struct point {
   std::uint32_t nprobe = 0;
   double qps = 0, recall_at_10 = 0, median_seconds = 0;
+  double upload_seconds = 0, scan_seconds = 0;  ///< summed over the batches of the median repetition
   std::vector<batch_profile> batches;  ///< of the last timed repetition (bam only)
 };
 

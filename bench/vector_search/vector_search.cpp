@@ -54,11 +54,13 @@ std::string percent(double f) { return std::to_string(int(f * 100 + 0.5)) + "%";
 void record(bench::report& rep, const std::string& series, double fraction, const std::vector<point>& pts) {
   for (const auto& p : pts) {
     rep.add_row("curves", {{"series", series}, {"nprobe", p.nprobe}, {"qps", p.qps}, {"recall_at_10", p.recall_at_10},
-                           {"seconds", p.median_seconds}});
+                           {"seconds", p.median_seconds}, {"upload_seconds", p.upload_seconds},
+                           {"scan_seconds", p.scan_seconds}});
     if (fraction > 0)
       for (const auto& b : p.batches)
         rep.add_row("cache_profile", {{"series", series}, {"cache", percent(fraction)}, {"nprobe", p.nprobe}, {"batch", b.batch},
-                                      {"queries", b.queries}, {"seconds", b.seconds}, {"hit_rate", b.hit_rate},
+                                      {"queries", b.queries}, {"seconds", b.seconds}, {"scan_seconds", b.scan_seconds},
+                                      {"hit_rate", b.hit_rate},
                                       {"misses", b.misses}, {"mib_read", double(b.bytes_read) / (1 << 20)},
                                       {"io_p50_us_le", b.io_p50_us}, {"io_p99_us_le", b.io_p99_us}});
   }
