@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam::vec::gpu: the list scan of an IVF batch. Blocks take work items from a counter; an item is
-// one list and up to 8 (query, probe) pairs that chose it; scanning warp w owns pair w and walks
-// the list in tiles of TV vectors: its lanes stride the dimensions, a transposed shuffle
-// reduction leaves vector v's key in lane v, and the keys go into its group_topk; the pair's
-// top k goes to its slot of the candidate buffer for the merge. Tiles are staged in shared
-// memory. From VRAM the scanning warps load each tile themselves (each a contiguous eighth).
-// Through bam, four loader warps prefetch the list (the reads of its missing pages go out
-// together) and then fill two tile buffers in turn with array::read_range (one page pin per
-// warp at a time) while the scanning warps score the other buffer, so the cache's lookup and
-// pin latency hides behind compute. An optional look-ahead warp prefetches the list of the
-// block's next item meanwhile. nvcc only.
+// one list and up to 8 (query, probe) pairs that chose it; scanning warp w owns pair w. First
+// each scanning warp prefetches an eighth of the list (bam: the reads of missing pages go out
+// together; a no-op in memory), while an optional ninth, look-ahead warp prefetches the list
+// of the block's next item. Then the scanning warps walk the list in
+// tiles of TV vectors: each warp reads a contiguous eighth of the tile's elements with
+// store.read_range (bam: one page pin per warp at a time), then each warp computes its query's
+// keys for the tile (lanes stride the dimensions; a transposed shuffle reduction leaves vector v's
+// key in lane v) and pushes them into its group_topk. The pair's top-k goes to its slot of the
+// candidate buffer for the merge. nvcc only.
 #pragma once
 
 #include "apps/vector/gpu_search.hpp"
