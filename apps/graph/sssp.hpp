@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference single-source shortest paths: frontier-driven Bellman-Ford (label-correcting), as the
-// per-vertex relaxation step a GPU kernel runs.
+// Reference single-source shortest paths: frontier-driven Bellman-Ford (label-correcting). The
+// kernels (apps/graph/gpu) and cpu_fast run delta-stepping with the same relaxation and are
+// checked against this simpler order, itself checked against Boost's Dijkstra.
 #pragma once
 
 #include <atomic>

@@ -163,7 +163,9 @@ measurement run_gpu(const View& g, algorithm a, const truth& t, const gk::run_op
       break;
     }
     case algorithm::sssp: {
-      const gk::sssp_result r = gk::run_sssp(g, t.sources.at(0), options);
+      gk::sssp_options o;
+      static_cast<gk::run_options&>(o) = options;
+      const gk::sssp_result r = gk::run_sssp(g, t.sources.at(0), o);
       m.ms = r.seconds * 1e3;
       m.edges = r.edges_examined;
       mismatch = first_difference(r.distance, t.distance, "SSSP distance");

@@ -3,7 +3,6 @@
 // bam::array over the emulated controller with a cache of 1/8 of the edge data, and from plain
 // memory: BFS depths, component labels and SSSP distances equal the CPU reference (itself checked
 // against the Boost Graph Library in algorithms_test.cpp); PageRank scores within 1e-9 relative.
-// SSSP goes through the cache on the generated graphs only (see SsspDistancesAreExact).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,6 +47,13 @@ gk::run_options cpu_run() {
   gk::run_options o;
   o.where = gk::engine::cpu;
   o.cpu_threads = threads;
+  return o;
+}
+
+gk::sssp_options sssp_run(std::uint64_t delta = gk::sssp_options{}.delta) {
+  gk::sssp_options o;
+  static_cast<gk::run_options&>(o) = cpu_run();
+  o.delta = delta;
   return o;
 }
 
@@ -110,18 +116,42 @@ TEST_P(KernelsMatchReference, ComponentsAreTheSmallestVertexOfEach) {
 }
 
 TEST_P(KernelsMatchReference, SsspDistancesAreExact) {
-  // Bellman-Ford relaxes lists many times over; through the emulated controller on 2 CI cores
-  // that takes minutes on the real graphs, so they run it from memory (same steps) and the
-  // generated graphs through the cache.
-  const bool through_cache = GetParam().name.rfind("gap_", 0) == 0;
   for (const std::uint32_t s : sources(1)) {
     const auto expected = sssp_distances(ref(), s, threads);
-    if (through_cache) {
-      EXPECT_EQ(gk::run_sssp(cached_->view<std::uint32_t>(), s, cpu_run()).distance, expected) << "source " << s;
-      expect_cache_worked();
-    }
-    EXPECT_EQ(gk::run_sssp(resident_->view<std::uint32_t>(), s, cpu_run()).distance, expected) << "source " << s;
+    EXPECT_EQ(gk::run_sssp(cached_->view<std::uint32_t>(), s, sssp_run()).distance, expected) << "source " << s;
+    EXPECT_EQ(gk::run_sssp(resident_->view<std::uint32_t>(), s, sssp_run()).distance, expected) << "source " << s;
   }
+  expect_cache_worked();
+}
+
+TEST_P(KernelsMatchReference, SsspBucketWidthChangesTheWorkNotTheDistances) {
+  const std::uint32_t s = sources(1).front();
+  const auto expected = sssp_distances(ref(), s, threads);
+  std::uint64_t reached_edges = 0;
+  for (std::uint64_t v = 0; v < expected.size(); ++v) {
+    if (expected[v] != sssp_unreached) reached_edges += ref().degree(v);
+  }
+  // Delta 1 with weights >= 1 (GAP's 1..255): a bucket is one distance and nothing relaxed in it
+  // lands in it again, so every reached list is relaxed exactly once, in one round per bucket,
+  // and every bucket after the first came from the far list.
+  const auto one = gk::run_sssp(resident_->view<std::uint32_t>(), s, sssp_run(1));
+  EXPECT_EQ(one.distance, expected);
+  EXPECT_EQ(one.edges_examined, reached_edges);
+  EXPECT_EQ(one.rounds, one.buckets);
+  EXPECT_GT(one.buckets, 10u);
+  // Narrow buckets, through the cache: some vertices reach their distance from a vertex of their
+  // own bucket (weights below 7), which takes a second round in that bucket.
+  const auto narrow = gk::run_sssp(cached_->view<std::uint32_t>(), s, sssp_run(7));
+  EXPECT_EQ(narrow.distance, expected);
+  EXPECT_GT(narrow.buckets, 1u);
+  EXPECT_GT(narrow.rounds, narrow.buckets);
+  EXPECT_GE(narrow.edges_examined, reached_edges);
+  expect_cache_worked();
+  // One bucket wider than every distance: frontier Bellman-Ford, no far list.
+  const auto whole = gk::run_sssp(resident_->view<std::uint32_t>(), s, sssp_run(sssp_unreached));
+  EXPECT_EQ(whole.distance, expected);
+  EXPECT_EQ(whole.buckets, 1u);
+  EXPECT_GE(whole.edges_examined, reached_edges);
 }
 
 TEST_P(KernelsMatchReference, PageRankScoresAgreeWithinTolerance) {
@@ -177,10 +207,19 @@ TEST(GraphKernels, BadArgumentsAreRefusedWithClearErrors) {
     EXPECT_STREQ(e.what(), "BFS source 256 is not one of the 256 vertices");
   }
   try {
-    (void)gk::run_sssp(view, 0, cpu_run());
+    (void)gk::run_sssp(view, 0, sssp_run());
     FAIL() << "SSSP ran on an unweighted graph";
   } catch (const graph_error& e) {
     EXPECT_STREQ(e.what(), "SSSP needs a weighted graph");
+  }
+  test::build_gap(gap_kind::urand, 8, 4, dir / "w.bcsr", true);
+  const csr_file wf = csr_file::open(dir / "w.bcsr");
+  gk::resident_graph weighted(wf, gk::placement::host);
+  try {
+    (void)gk::run_sssp(weighted.view<std::uint32_t>(), 0, sssp_run(0));
+    FAIL() << "SSSP ran with delta 0";
+  } catch (const graph_error& e) {
+    EXPECT_STREQ(e.what(), "SSSP delta (the bucket width) must be at least 1, not 0");
   }
   EXPECT_THROW((void)g.view<std::uint64_t>(), graph_error) << "8-byte view of a 4-byte file";
 #if !BAM_WITH_CUDA_RUNTIME

@@ -113,7 +113,8 @@ class GraphGpu : public ::testing::Test {
 
     const auto sp = gk::run_sssp(g, ref_->sources[0], {});
     EXPECT_EQ(sp.distance, ref_->distance);
-    std::printf("  SSSP: %.2f ms, %u rounds\n", sp.seconds * 1e3, sp.rounds);
+    std::printf("  SSSP: %.2f ms, %u rounds in %u buckets, %llu edges examined\n", sp.seconds * 1e3, sp.rounds,
+                sp.buckets, (unsigned long long)sp.edges_examined);
   }
 
   static void resident(gk::placement where) {

@@ -6,7 +6,8 @@ usage: plot_profile.py SUMMARY.json OUT.png
 
 Draws, for every trial in the JSON summary of bam-bfs / bam-cc / bam-pagerank / bam-sssp, the
 cache hits, misses and MiB read by each step (BFS level, CC phase, PageRank iteration, SSSP
-round), and the step times. Exits 3 with a message when matplotlib is not installed.
+round or bucket change), and the step times. Exits 3 with a message when matplotlib is not
+installed.
 """
 import json
 import sys

@@ -13,6 +13,6 @@ cc_result<typename Edges::value_type> gpu_cc(const graph_view<Edges, Weights>& g
 template <class Edges, class Weights>
 pagerank_run gpu_pagerank(const graph_view<Edges, Weights>& g, const pagerank_options& o);
 template <class Edges, class Weights>
-sssp_result gpu_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const run_options& o);
+sssp_result gpu_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const sssp_options& o);
 
 }  // namespace bam::graph::gpu::detail

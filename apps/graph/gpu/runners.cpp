@@ -58,7 +58,7 @@ pagerank_run run_pagerank(const graph_view<Edges, Weights>& g, const pagerank_op
 }
 
 template <class Edges, class Weights>
-sssp_result run_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const run_options& o) {
+sssp_result run_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const sssp_options& o) {
   return dispatch(o, [&](auto) { return detail::gpu_sssp(g, source, o); },
                   [&](cpu_executor& ex) { return sssp_driver(ex, g, source, o); });
 }
@@ -67,7 +67,7 @@ sssp_result run_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, 
   template bfs_result run_bfs(const graph_view<E, W>&, std::uint64_t, const bfs_options&);                \
   template cc_result<typename E::value_type> run_cc(const graph_view<E, W>&, const run_options&);         \
   template pagerank_run run_pagerank(const graph_view<E, W>&, const pagerank_options&);                    \
-  template sssp_result run_sssp(const graph_view<E, W>&, std::uint64_t, const run_options&);
+  template sssp_result run_sssp(const graph_view<E, W>&, std::uint64_t, const sssp_options&);
 BAM_GRAPH_GPU_FOR_EACH_VIEW(BAM_GRAPH_INSTANTIATE)
 
 }  // namespace bam::graph::gpu

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host entry points of the graph kernels: BFS (direction-optimizing), connected components
-// (Afforest), PageRank (pull) and SSSP (frontier Bellman-Ford), each over any graph_view
+// (Afforest), PageRank (pull) and SSSP (delta-stepping), each over any graph_view
 // instantiated below, on the GPU or, with the same per-vertex code, on CPU threads.
 #pragma once
 
@@ -21,7 +21,7 @@ enum class engine { gpu, cpu };
 /// work of the step is complete, so cache statistics read now belong to it).
 struct iteration_info {
   std::uint32_t iteration = 0;      ///< 0, 1, ... in the run
-  std::string phase;                ///< "top-down", "bottom-up", "sample", "link", "pull", "relax", ...
+  std::string phase;                ///< "top-down", "bottom-up", "sample", "link", "pull", "relax", "bucket", ...
   std::uint64_t frontier = 0;       ///< vertices the step worked on (active vertices)
   std::uint64_t edges = 0;          ///< neighbor entries the step read
   double seconds = 0;               ///< wall time of the step
@@ -71,11 +71,25 @@ struct pagerank_run {
   std::uint64_t edges_examined = 0;
 };
 
+struct sssp_options : run_options {
+  /**
+   * Width of a distance bucket (delta-stepping's delta), at least 1. Narrow buckets relax each
+   * reached list about once but take many rounds (each a kernel launch and, through the page
+   * cache, at least one read latency); one bucket wider than every distance is frontier
+   * Bellman-Ford. 32 for GAP's weights (uniform 1..255), measured on the CPU engine at scale 18
+   * (4 GAP sources; README.md has the sweep): kron relaxes 1.45x the reached lists' edges in 35
+   * rounds, where delta 2 (GAP's CPU setting) takes 233 rounds and Bellman-Ford relaxes 2.54x;
+   * urand 1.19x in 42 rounds (delta 2: 153; Bellman-Ford 4.52x).
+   */
+  std::uint64_t delta = 32;
+};
+
 struct sssp_result {
   std::vector<std::uint64_t> distance;  ///< sssp_unreached when not reached
   double seconds = 0;
   std::uint64_t edges_examined = 0;
-  std::uint32_t rounds = 0;
+  std::uint32_t rounds = 0;   ///< relax steps (each relaxes the current bucket's frontier once)
+  std::uint32_t buckets = 0;  ///< non-empty buckets processed
 };
 
 /**
@@ -97,9 +111,13 @@ cc_result<typename Edges::value_type> run_cc(const graph_view<Edges, Weights>& g
 template <class Edges, class Weights>
 pagerank_run run_pagerank(const graph_view<Edges, Weights>& g, const pagerank_options& o);
 
-/// Frontier Bellman-Ford; @throw graph_error for an unweighted graph or a bad source.
+/**
+ * @brief Delta-stepping (Meyer and Sanders) from `source`: distances along out-edges, equal to
+ * bam::graph::sssp_distances().
+ * @throw graph_error for an unweighted graph, a bad source, or delta 0.
+ */
 template <class Edges, class Weights>
-sssp_result run_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const run_options& o);
+sssp_result run_sssp(const graph_view<Edges, Weights>& g, std::uint64_t source, const sssp_options& o);
 
 /// The graph views every runner is instantiated for.
 #define BAM_GRAPH_GPU_FOR_EACH_VIEW(X)                          \
