@@ -36,11 +36,10 @@ std::shared_ptr<host::namespace_store> make_namespace(const ivf_index& index, bo
     return std::make_shared<host::file_store>(fo);
   }
   auto ns = std::make_shared<host::ram_store>(bam_store::block_bytes, blocks);
-  const auto& h = index.header();
-  const std::uint64_t first = h.vectors.offset / bam_store::block_bytes;  // the rest stays zero
+  const std::uint64_t first = sec.offset / bam_store::block_bytes;  // the rest stays zero
   const std::uint64_t chunk_blocks = 1 << 14;  // 8 MiB per write
-  for (std::uint64_t b = 0; b * bam_store::block_bytes < h.vectors.bytes; b += chunk_blocks) {
-    const std::uint64_t left = (h.vectors.bytes + bam_store::block_bytes - 1) / bam_store::block_bytes - b;
+  for (std::uint64_t b = 0; b * bam_store::block_bytes < sec.bytes; b += chunk_blocks) {
+    const std::uint64_t left = (sec.bytes + bam_store::block_bytes - 1) / bam_store::block_bytes - b;
     const auto n = std::uint32_t(std::min(chunk_blocks, left));
     const auto bytes = index.vectors().subspan(b * bam_store::block_bytes);
     std::vector<std::byte> buf(std::size_t(n) * bam_store::block_bytes);

@@ -8,6 +8,8 @@
 #include "apps/vector/gpu_source.cuh"
 #include "apps/vector/gpu_util.cuh"
 
+#include <bam/detail/gpu_seconds.hpp>
+
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -47,7 +49,6 @@ struct ivf_searcher::state {
   device_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
   device_buffer<std::uint32_t> next_item{1};  ///< the scan's work-item counter
   device_buffer<std::byte> temp;
-  event_timer scan_time;
   std::uint64_t batches = 0;
 
   /// ExclusiveSum of n values (CUB), temporary storage grown as needed.
@@ -130,15 +131,14 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
                       s.cand_key.data(), s.cand_row.data()};
     BAM_CUDA_TRY(cudaMemset(s.next_item.data(), 0, sizeof(std::uint32_t)));
     const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
-    s.scan_time.start();
-    launch_scan(src, a, resident_blocks(src, scan_queries + (o.prefetch_next ? 1 : 0), items_bound));
-    s.scan_time.stop();
+    const double scan_seconds = bam::detail::gpu_seconds(
+        [&] { launch_scan(src, a, resident_blocks(src, scan_queries + (o.prefetch_next ? 1 : 0), items_bound)); });
     merge_rows(s.cand_key.data(), s.cand_row.data(), nb, np * k, k, s.ids.data(), index_.metric(), nullptr,
                s.out_ids.data(), s.out_dist.data());
     s.out_ids.download({out.ids.data() + first * k, nb * k});
     s.out_dist.download({out.distances.data() + first * k, nb * k});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (on_batch) on_batch({s.batches, first, nb, seconds, upload_seconds, s.scan_time.seconds()});
+    if (on_batch) on_batch({s.batches, first, nb, seconds, upload_seconds, scan_seconds});
     ++s.batches;
   }
   return out;

@@ -70,34 +70,6 @@ class device_buffer {
   std::size_t n_ = 0;
 };
 
-/// Two CUDA events around GPU work on the default stream; seconds() once the work completed.
-class event_timer {
- public:
-  event_timer() {
-    BAM_CUDA_TRY(cudaEventCreate(&start_));
-    BAM_CUDA_TRY(cudaEventCreate(&stop_));
-  }
-  ~event_timer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  event_timer(const event_timer&) = delete;
-  event_timer& operator=(const event_timer&) = delete;
-
-  void start() { BAM_CUDA_TRY(cudaEventRecord(start_)); }
-  void stop() { BAM_CUDA_TRY(cudaEventRecord(stop_)); }
-  /// Seconds between start() and stop(); waits for the stop event.
-  [[nodiscard]] double seconds() const {
-    float ms = 0;
-    BAM_CUDA_TRY(cudaEventSynchronize(stop_));
-    BAM_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-    return double(ms) / 1e3;
-  }
-
- private:
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-};
-
 /// A cuBLAS handle (move-only).
 class blas {
  public:

@@ -42,6 +42,11 @@ struct config {
   unsigned reps = 3;
   bool peers = true;
   [[nodiscard]] std::size_t page_bytes() const { return std::size_t{page_kib} << 10; }
+  /// bam over a RAM copy of `index`, the cache holding `fraction` of its vectors.
+  [[nodiscard]] vec::bam_store_options store_options(const vec::ivf_index& index, double fraction) const {
+    return {.gpu = true, .cache_bytes = std::size_t(fraction * double(index.header().vectors.bytes)),
+            .page_bytes = page_bytes(), .ram = true, .queues = queues, .depth = depth, .workers = workers};
+  }
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -127,9 +132,7 @@ void large_section(bench::report& rep, const config& c, const series_plan& plan)
                          .id_matrix();
   gpu::ivf_searcher searcher(index);
   const auto bam_points = [&](double fraction, bool ahead) {
-    vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(fraction * double(index.header().vectors.bytes)),
-                                 .page_bytes = c.page_bytes(), .ram = true,
-                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
+    vec::bam_store store(index, c.store_options(index, fraction));
     series_plan p = plan;
     p.prefetch_next = ahead;
     return run_series(searcher, store.vectors<float>(), &store.cache(), queries, truth, p);
@@ -225,9 +228,7 @@ int main(int argc, char** argv) {
 
     std::map<std::string, bam_series_points> bam_series;
     for (const double f : c.fractions) {
-      vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(f * double(index.header().vectors.bytes)),
-                                   .page_bytes = c.page_bytes(), .ram = true,
-                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
+      vec::bam_store store(index, c.store_options(index, f));
       for (const bool ahead : {false, true}) {
         const std::string name = "bam, cache " + percent(f) + (ahead ? ", look-ahead" : "");
         std::fprintf(stderr, "IVF through %s:\n", name.c_str());
@@ -259,9 +260,7 @@ int main(int argc, char** argv) {
     rep.add_row("brute_force", {{"method", "bam exact (tiled GEMM), VRAM"}, {"qps", double(queries.rows) / bf_s},
                                 {"recall_at_10", vec::recall_at(10, bf, truth)}, {"seconds", bf_s}});
     {
-      vec::bam_store store(index, {.gpu = true, .cache_bytes = std::size_t(0.25 * double(index.header().vectors.bytes)),
-                                   .page_bytes = c.page_bytes(), .ram = true,
-                                   .queues = c.queues, .depth = c.depth, .workers = c.workers});
+      vec::bam_store store(index, c.store_options(index, 0.25));
       t = std::chrono::steady_clock::now();
       const auto ex = vec::visit_scalar(index.scalar(), [&](auto tag) {
         return gpu::exact_search(store.vectors<decltype(tag)>(), index.size(), index.dim(), index.metric(), index.ids(),
