@@ -187,7 +187,7 @@ void admin_handler::retire(std::span<slot_status* const> slots) {
                   std::memory_order_release);
   }
   core_.announce();
-  idle_backoff wait(core_.options.idle_spin_ns, core_.options.idle_sleep_ns);
+  idle_backoff wait(core_.options.idle_spin_ns, core_.options.idle_sleep_ns, core_.options.idle_sleep_max_ns);
   for (slot_status* status : slots) {
     // Acquire: pairs with the worker's release once it holds no reference to the queue.
     while (status->state(std::memory_order_acquire) != slot_state::free &&

@@ -48,7 +48,8 @@ struct emulated_controller_options {
   std::shared_ptr<fault_plan> faults;       ///< shared rules; null: an empty plan of its own
   std::optional<timing_model::options> timing;  ///< SSD model; none: complete at once
   std::uint32_t idle_spin_ns = 20'000;  ///< idle threads spin this long before sleeping
-  std::uint32_t idle_sleep_ns = 2'000;  ///< then sleep this long between polls
+  std::uint32_t idle_sleep_ns = 2'000;  ///< then sleep at least this long between polls,
+  std::uint32_t idle_sleep_max_ns = 100'000;  ///< growing with the idle time up to this
 };
 
 /**
