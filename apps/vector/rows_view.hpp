@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/group_copy.hpp>
 #include <bam/detail/lane_group.hpp>
 #include <bam/status.hpp>
 
@@ -34,8 +35,7 @@ class rows_view {
   template <bam::detail::lane_group Group>
   BAM_HD status read_range(Group& g, std::uint64_t first, std::uint64_t n, T* dst) const {
     if (first > size_ || n > size_ - first) return status::out_of_range;
-    const T* src = data_ + first;
-    for (std::uint64_t j = g.rank(); j < n; j += g.size()) dst[j] = src[j];
+    bam::detail::group_copy(g.rank(), g.size(), data_ + first, dst, n);
     return status::ok;
   }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/group_copy.hpp>
 #include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
 #include <bam/nvme_backend.hpp>
@@ -183,8 +184,8 @@ class basic_array {
       const std::uint64_t end = page_end < first + n ? page_end : first + n;
       const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::read);
       if (pin.result == status::ok) {
-        const T* src = reinterpret_cast<const T*>(pin.data) + i % per_page_;
-        for (std::uint64_t j = g.rank(); j < end - i; j += g.size()) dst[i - first + j] = src[j];
+        detail::group_copy(g.rank(), g.size(), reinterpret_cast<const T*>(pin.data) + i % per_page_, dst + (i - first),
+                           end - i);
       } else if (result == status::ok) {
         result = pin.result;
         if (g.rank() == 0) report(pin.result, i);
