@@ -14,6 +14,10 @@ namespace bam::vec::gpu {
 namespace scan_detail {
 
 constexpr unsigned scan_threads = 32 * scan_queries;
+/// Blocks per SM the register allocation must allow: without the bound, the cache's lookup path
+/// takes the kernel over bam::array past 85 registers a thread, two blocks an SM, half the warps
+/// the in-memory scan keeps resident to hide its load latency (shared memory allows four).
+constexpr unsigned scan_min_blocks = 4;
 BAM_HD constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
 /// Lane `lane`'s partial sums for the TV tile vectors over dimensions lane, lane + 32, ...
@@ -181,7 +185,7 @@ __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp
  * before the next iteration's reads, and those reads before the write after them.
  */
 template <class T, unsigned C, unsigned TV, class Store>
-__global__ void __launch_bounds__(scan_threads + 32) scan_kernel(scan_args a, Store store) {
+__global__ void __launch_bounds__(scan_threads + 32, scan_min_blocks) scan_kernel(scan_args a, Store store) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::uint32_t item[2];
   const std::uint32_t items = a.list_chunk_begin[a.n_lists];
