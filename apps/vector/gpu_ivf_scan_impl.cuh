@@ -14,10 +14,12 @@ namespace bam::vec::gpu {
 namespace scan_detail {
 
 constexpr unsigned scan_threads = 32 * scan_queries;
-/// Blocks per SM the register allocation must allow: without the bound, the cache's lookup path
-/// takes the kernel over bam::array past 85 registers a thread, two blocks an SM, half the warps
-/// the in-memory scan keeps resident to hide its load latency (shared memory allows four).
-constexpr unsigned scan_min_blocks = 4;
+/// Blocks per SM the register allocation must allow. Unbounded, the cache's lookup and fill
+/// paths take the kernel over bam::array past 85 registers a thread: two blocks an SM, half the
+/// warps the in-memory scan keeps resident to hide its load latency. Three (at most 75
+/// registers) cut the H200 scan of a resident list set from 4.4 to 3.9 ms; four (56) was no
+/// faster and spilled more on the miss path.
+constexpr unsigned scan_min_blocks = 3;
 BAM_HD constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
 /// Lane `lane`'s partial sums for the TV tile vectors over dimensions lane, lane + 32, ...
