@@ -76,8 +76,7 @@ class io_worker {
  private:
   void run() {
     reduce_timer_slack();
-    idle_backoff idle(core_.options.idle_spin_ns, core_.options.idle_sleep_ns,
-                        core_.options.idle_sleep_max_ns);
+    idle_backoff idle(core_.options.idle_spin_ns, core_.options.idle_sleep_ns, core_.options.idle_sleep_max_ns);
     std::uint64_t seen = ~std::uint64_t{0};
     while (!core_.stopping.load(std::memory_order_acquire)) {
       // Acquire: pairs with announce(); the slot states read by refresh() are at least as new.
@@ -143,8 +142,7 @@ class admin_thread {
  private:
   void run() {
     reduce_timer_slack();
-    idle_backoff idle(core_.options.idle_spin_ns, core_.options.idle_sleep_ns,
-                        core_.options.idle_sleep_max_ns);
+    idle_backoff idle(core_.options.idle_spin_ns, core_.options.idle_sleep_ns, core_.options.idle_sleep_max_ns);
     while (!core_.stopping.load(std::memory_order_acquire)) {
       // Acquire: AQA/ASQ/ACQ, written before CC, are visible once the new CC is.
       const nvme::cc_register cc{core_.bar.read32(nvme::reg::cc)};

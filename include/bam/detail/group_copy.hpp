@@ -15,11 +15,11 @@ namespace bam::detail {
  * @brief Member `rank` of a group of `size` copies its strided share of elements
  *        [0, n) from `src` to `dst` (every member passes the same src, dst and n).
  * @note When src and dst lie at the same offset modulo 16 bytes (and elements are naturally
- * aligned), the body moves in 16-byte chunks, four in flight per lane, with the few elements
- * before the first and after the last 16-byte boundary copied one by one: a warp then issues a
- * quarter of the loads an element-wise copy of 4-byte elements would, and waits for them in a
- * quarter of the rounds. Otherwise it copies element by element. It does not synchronise: the
- * caller syncs before reading what other members wrote.
+ * aligned), the body moves in 16-byte chunks (the device loop unrolled four times), with the
+ * few elements before the first and after the last 16-byte boundary copied one by one: a warp
+ * then issues a quarter of the loads an element-wise copy of 4-byte elements would. Otherwise
+ * it copies element by element. It does not synchronise: the caller syncs before reading what
+ * other members wrote.
  * @pre ranks are 0..size-1
  */
 template <class T>
