@@ -8,6 +8,7 @@
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/group_copy.hpp>
 #include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
 #include <bam/nvme/command.hpp>
@@ -119,8 +120,8 @@ class nvme_backend {
       while (copies != 0) {
         const unsigned j = unsigned(cuda::std::countr_zero(copies));
         copies &= copies - 1;
-        const auto* src = reinterpret_cast<const uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
-        auto* dst = reinterpret_cast<uint4_t*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.io.data.data()), j));
+        const auto* src = reinterpret_cast<const detail::word16*>(g.shfl(reinterpret_cast<std::uint64_t>(frame), j));
+        auto* dst = reinterpret_cast<detail::word16*>(g.shfl(reinterpret_cast<std::uint64_t>(mine.io.data.data()), j));
         copy_share(dst, src, me, n);
       }
       g.sync();
@@ -184,8 +185,10 @@ class nvme_backend {
     frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
     const queues::prp_pair prp =
         frame ? s_.frame_prps[std::size_t{pair} * s_.queue_depth + cid] : s_.slot_prps[io.slot];
-    if (frame && op == nvme::io_opcode::write)
-      copy_share(reinterpret_cast<uint4_t*>(frame), reinterpret_cast<const uint4_t*>(io.data.data()), 0, 1);
+    if (frame && op == nvme::io_opcode::write) {
+      const auto* page = reinterpret_cast<const detail::word16*>(io.data.data());
+      copy_share(reinterpret_cast<detail::word16*>(frame), page, 0, 1);
+    }
     qp.write(t, nvme::make_io(op, r.nsid, lba, r.blocks_per_page, prp.prp1, prp.prp2));
     st = qp.publish(t, io.deadline_ns);
     if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
@@ -205,34 +208,10 @@ class nvme_backend {
         .fetch_add(1, cuda::std::memory_order_relaxed);
   }
 
-  struct alignas(16) uint4_t {
-    std::uint32_t x, y, z, w;
-  };
-  static constexpr unsigned copy_batch = 8;  ///< 16-byte loads a lane has in flight in copy_share (unrolled)
-  /// A 16-byte load that does not keep the line in L1 (device), or a plain load (host).
-  BAM_HD static uint4_t load_uncached(const uint4_t* p) {
-    NV_IF_ELSE_TARGET(NV_IS_DEVICE,
-                      (const uint4 v = __ldcv(reinterpret_cast<const uint4*>(p)); return uint4_t{v.x, v.y, v.z, v.w};),
-                      (return *p;))
-  }
-  /**
-   * @brief This member's share of a page copy by `n` members (one thread: me = 0, n = 1):
-   * 16-byte words me, me + n, ...
-   * @note The loads of a batch are all issued before the first store, so a lane has up to
-   * copy_batch reads of the frame (in host memory, a PCIe round trip each) in flight at once,
-   * instead of one: a 4 KiB page takes one round trip for a full warp.
-   */
-  BAM_HD void copy_share(uint4_t* dst, const uint4_t* src, unsigned me, unsigned n) const {
-    const std::uint32_t vecs = s_.page_bytes / sizeof(uint4_t);
-    for (std::uint32_t base = me; base < vecs; base += n * copy_batch) {
-      uint4_t w[copy_batch]{};
-      BAM_UNROLL_BY(8)
-      for (unsigned k = 0; k < copy_batch; ++k)
-        if (base + k * n < vecs) w[k] = load_uncached(src + base + k * n);
-      BAM_UNROLL_BY(8)
-      for (unsigned k = 0; k < copy_batch; ++k)
-        if (base + k * n < vecs) dst[base + k * n] = w[k];
-    }
+  /// This member's share of a page copy by `n` members (one thread: me = 0, n = 1): 16-byte
+  /// words me, me + n, ..., a batch of uncached loads in flight per lane (detail::copy_words).
+  BAM_HD void copy_share(detail::word16* dst, const detail::word16* src, unsigned me, unsigned n) const {
+    detail::copy_words<detail::word_load::uncached>(dst, src, s_.page_bytes / sizeof(detail::word16), me, n);
   }
 
   BAM_HD status fail_io(status st, nvme::status_field nvme_status, std::uint32_t controller,
