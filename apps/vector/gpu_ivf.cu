@@ -47,7 +47,7 @@ struct ivf_searcher::state {
   device_buffer<std::uint64_t> offsets;
   device_buffer<std::int64_t> ids, probes, cand_row, out_ids;
   device_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
-  device_buffer<std::uint32_t> next_item{1};  ///< the scan's work-item counter
+  device_buffer<std::uint32_t> counters{2};  ///< the scan's work-item and look-ahead chunk counters
   device_buffer<std::byte> temp;
   std::uint64_t batches = 0;
 
@@ -127,9 +127,9 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     check_launch("IVF pair scatter");
     // Scan the lists, then merge nprobe x k candidates per query.
     const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
-                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, o.prefetch_next, s.next_item.data(),
-                      s.cand_key.data(), s.cand_row.data()};
-    BAM_CUDA_TRY(cudaMemset(s.next_item.data(), 0, sizeof(std::uint32_t)));
+                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, o.prefetch_next, s.counters.data(),
+                      s.counters.data() + 1, s.cand_key.data(), s.cand_row.data()};
+    BAM_CUDA_TRY(cudaMemset(s.counters.data(), 0, 2 * sizeof(std::uint32_t)));
     const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
     const double scan_seconds = bam::detail::gpu_seconds(
         [&] { launch_scan(src, a, resident_blocks(src, scan_queries + (o.prefetch_next ? 1 : 0), items_bound)); });

@@ -2,8 +2,8 @@
 // bam::vec::gpu: the list scan of an IVF batch. Blocks take work items from a counter; an item is
 // one list and up to 8 (query, probe) pairs that chose it; scanning warp w owns pair w. First
 // each scanning warp prefetches an eighth of the list (bam: the reads of missing pages go out
-// together; a no-op in memory), while an optional ninth, look-ahead warp prefetches the list
-// of the block's next item. Then the scanning warps walk the list in
+// together; a no-op in memory), while an optional ninth, look-ahead warp keeps reads a bounded
+// distance ahead of the scan (read_ahead). Then the scanning warps walk the list in
 // tiles of TV vectors: each warp reads a contiguous eighth of the tile's elements with
 // store.read_range (bam: one page pin per warp at a time), then each warp computes its query's
 // keys for the tile (lanes stride the dimensions; a transposed shuffle reduction leaves vector v's
@@ -31,8 +31,9 @@ struct scan_args {
   std::uint32_t n_lists, dim, nprobe, k;
   metric m;
   bool reverse;                            ///< take work items last list first
-  bool prefetch_next;                      ///< a look-ahead warp prefetches the block's next item's list
+  bool prefetch_next;                      ///< a look-ahead warp per block reads ahead of the scan
   std::uint32_t* next_item;                ///< the work-item counter blocks take items from; 0 at launch
+  std::uint32_t* ahead_chunk;              ///< the look-ahead warps' chunk counter; 0 at launch
   float* out_key;                          ///< nq * nprobe * k candidate keys
   std::int64_t* out_row;                   ///< and their rows (-1: none)
 };

@@ -9,6 +9,8 @@
 
 #include <bam/gpu/warp_group.cuh>
 
+#include <cuda/atomic>
+
 namespace bam::vec::gpu {
 
 namespace scan_detail {
@@ -101,6 +103,65 @@ __device__ void prefetch_list(const Store& store, bam::gpu::warp_group& g, const
   store.prefetch(g, first + p0, min(n - p0, share));
 }
 
+/// The list holding row `row` (list_offsets[l] <= row < list_offsets[l + 1], the last such l).
+__device__ inline std::uint32_t list_of_row(const scan_args& a, std::uint64_t row) {
+  std::uint32_t lo = 0, hi = a.n_lists;
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (a.list_offsets[mid] <= row) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+inline constexpr std::uint32_t no_chunk = 0xffffffffu;
+
+/**
+ * Claims the lowest look-ahead chunk in [lo, hi) that no warp has claimed, or returns no_chunk.
+ * The counter holds the next unclaimed chunk; chunks below `lo` (the scan is past them) are
+ * skipped for good. Relaxed: the counter only hands out chunk numbers, it publishes no data.
+ */
+__device__ inline std::uint32_t claim_chunk(std::uint32_t* counter, std::uint32_t lo, std::uint32_t hi) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> next(*counter);
+  std::uint32_t c = next.load(cuda::memory_order_relaxed);
+  for (;;) {
+    const std::uint32_t want = max(c, lo);
+    if (want >= hi) return no_chunk;
+    if (next.compare_exchange_weak(c, want + 1, cuda::memory_order_relaxed)) return want;
+  }
+}
+
+/**
+ * The look-ahead warp's step (collective over the warp): keep the batch's reads ahead of the
+ * scan. The vector section, taken in the batch's scan order, is cut into chunks of 32 pages;
+ * the warp claims the next chunk that starts less than a quarter of the cache's slots ahead of
+ * the list of the block's next item, and reads the parts of it that belong to lists the batch
+ * scans (one page per lane, one round). Every block's look-ahead warp takes one step per item,
+ * so about a quarter of the cache is being read or waiting ahead of the scanning warps, which
+ * by resident_blocks pin at most half; the rest keeps what the previous batch left. A hint
+ * only: the scanning warps still read whatever is missing. Memory without pages reads nothing.
+ */
+template <class Store>
+__device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t list) {
+  if constexpr (requires { store.elems_per_page(); }) {
+    const std::uint64_t total = a.list_offsets[a.n_lists] * a.dim;
+    const std::uint64_t chunk = std::uint64_t(store.elems_per_page()) * 32;
+    const std::uint64_t at = a.reverse ? total - a.list_offsets[list + 1] * a.dim : a.list_offsets[list] * a.dim;
+    const std::uint64_t limit = min(total, at + std::uint64_t(store.cache().n_slots() / 4) * store.elems_per_page());
+    std::uint32_t c = 0;
+    if (g.rank() == 0) c = claim_chunk(a.ahead_chunk, std::uint32_t(at / chunk), std::uint32_t((limit + chunk - 1) / chunk));
+    c = __shfl_sync(0xffffffffu, c, 0);
+    if (c == no_chunk) return;
+    const std::uint64_t s = std::uint64_t(c) * chunk, e = min(total, s + chunk);  // in scan order
+    const std::uint64_t b = a.reverse ? total - e : s, end = a.reverse ? total - s : e;
+    for (std::uint32_t l = list_of_row(a, b / a.dim); l < a.n_lists && a.list_offsets[l] * a.dim < end; ++l) {
+      if (a.list_chunk_begin[l + 1] == a.list_chunk_begin[l]) continue;  // no pair of the batch probes it
+      const std::uint64_t lb = max(b, a.list_offsets[l] * a.dim), le = min(end, a.list_offsets[l + 1] * a.dim);
+      if (le > lb) store.prefetch(g, lb, le - lb);
+    }
+  }
+}
+
 /**
  * The scanning warp `warp`'s share of copying elements [first, first + total) into `tile`.
  * Over a paged store whose pages cut the tile into at least scan_queries / 2 pieces, each warp
@@ -182,8 +243,8 @@ __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp
  * Blocks take work items from a shared counter (the item in hand and the one taken next stay
  * within a window of about two grids' worth of consecutive items, so the lists being read fit a
  * small cache and long lists do not leave blocks idle). With a look-ahead warp (blockDim =
- * scan_threads + 32) that warp takes the block's next item when the current one starts and
- * prefetches its whole list while the scanning warps work, waiting only for its own reads.
+ * scan_threads + 32) that warp takes the block's next item when the current one starts and,
+ * while the scanning warps work, reads one chunk ahead of it (read_ahead).
  * Item numbers pass through item[2] in shared memory: iteration i reads item[i % 2] and writes
  * item[(i + 1) % 2]; the block-wide barrier at the end of each iteration orders that write
  * before the next iteration's reads, and those reads before the write after them.
@@ -207,7 +268,7 @@ __global__ void __launch_bounds__(scan_threads + 32, scan_min_blocks) scan_kerne
       scan_item<T, C, TV>(a, store, g, item_at(a, items, b), smem);
     } else {
       next = __shfl_sync(0xffffffffu, next, 0);  // from the taker, the look-ahead warp's lane 0
-      if (next < items) prefetch_list(store, g, a, list_of(a, item_at(a, items, next)), 0, 1);
+      if (next < items) read_ahead(store, g, a, list_of(a, item_at(a, items, next)));
     }
     __syncthreads();  // the item is done with the shared memory; item[(i + 1) % 2] is set
   }
