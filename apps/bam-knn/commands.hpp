@@ -36,7 +36,7 @@ struct search_args {
   double cache_fraction = 0.25;
   std::uint64_t cache_mb = 0, batch = 0;
   bool ram = false, exact = false, cpu = false, prefetch_next = false;
-  std::uint32_t workers = 8, queues = 64, page_kib = 4;
+  std::uint32_t workers = 8, queues = 64, page_kib = 4, look_ahead_pages = 0;
 };
 
 struct groundtruth_args {

@@ -89,7 +89,7 @@ int run_search(const search_args& a) {
       if (nprobe == 0)
         return vec::gpu::exact_search(src, index.size(), index.dim(), index.metric(), index.ids(), q, a.k, index.path(),
                                       a.batch);
-      return searcher->search(q, {a.k, nprobe, a.prefetch_next}, src, a.batch);
+      return searcher->search(q, {a.k, nprobe, a.prefetch_next, a.look_ahead_pages}, src, a.batch);
     }
 #endif
     return vec::visit_scalar(index.scalar(), [&](auto tag) {

@@ -128,7 +128,9 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     // Scan the lists, then merge nprobe x k candidates per query.
     const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
                       nl, d, np, k, index_.metric(), s.batches % 2 == 1, o.prefetch_next, s.counters.data(),
-                      s.counters.data() + 1, s.cand_key.data(), s.cand_row.data()};
+                      s.counters.data() + 1,
+                      o.look_ahead_pages ? o.look_ahead_pages : std::uint32_t(std::max<std::uint64_t>(cache_slots(src) / 8, 1)),
+                      s.cand_key.data(), s.cand_row.data()};
     BAM_CUDA_TRY(cudaMemset(s.counters.data(), 0, 2 * sizeof(std::uint32_t)));
     const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
     const double scan_seconds = bam::detail::gpu_seconds(

@@ -34,6 +34,7 @@ struct scan_args {
   bool prefetch_next;                      ///< a look-ahead warp per block reads ahead of the scan
   std::uint32_t* next_item;                ///< the work-item counter blocks take items from; 0 at launch
   std::uint32_t* ahead_chunk;              ///< the look-ahead warps' chunk counter; 0 at launch
+  std::uint32_t ahead_pages;               ///< how far ahead of the scan the look-ahead warps read
   float* out_key;                          ///< nq * nprobe * k candidate keys
   std::int64_t* out_row;                   ///< and their rows (-1: none)
 };

@@ -134,12 +134,10 @@ __device__ inline std::uint32_t claim_chunk(std::uint32_t* counter, std::uint32_
 /**
  * The look-ahead warp's step (collective over the warp): keep the batch's reads ahead of the
  * scan. The vector section, taken in the batch's scan order, is cut into chunks of 32 pages;
- * the warp claims the next chunk that starts less than a quarter of the cache's slots ahead of
- * the list of the block's next item, and reads the parts of it that belong to lists the batch
- * scans (one page per lane, one round). Every block's look-ahead warp takes one step per item,
- * so about a quarter of the cache is being read or waiting ahead of the scanning warps, which
- * by resident_blocks pin at most half; the rest keeps what the previous batch left. A hint
- * only: the scanning warps still read whatever is missing. Memory without pages reads nothing.
+ * the warp claims the next chunk that starts less than a.ahead_pages pages past the list of the
+ * block's next item, and reads the parts of it that belong to lists the batch scans (one page
+ * per lane, one round). Every block's look-ahead warp takes one step per item. A hint only:
+ * the scanning warps still read whatever is missing. Memory without pages reads nothing.
  */
 template <class Store>
 __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t list) {
@@ -147,7 +145,7 @@ __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const sc
     const std::uint64_t total = a.list_offsets[a.n_lists] * a.dim;
     const std::uint64_t chunk = std::uint64_t(store.elems_per_page()) * 32;
     const std::uint64_t at = a.reverse ? total - a.list_offsets[list + 1] * a.dim : a.list_offsets[list] * a.dim;
-    const std::uint64_t limit = min(total, at + std::uint64_t(store.cache().n_slots() / 4) * store.elems_per_page());
+    const std::uint64_t limit = min(total, at + std::uint64_t(a.ahead_pages) * store.elems_per_page());
     std::uint32_t c = 0;
     if (g.rank() == 0) c = claim_chunk(a.ahead_chunk, std::uint32_t(at / chunk), std::uint32_t((limit + chunk - 1) / chunk));
     c = __shfl_sync(0xffffffffu, c, 0);

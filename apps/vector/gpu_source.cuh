@@ -30,18 +30,24 @@ void visit_store(const list_source& src, F&& f) {
       src);
 }
 
-/**
- * @brief How many blocks of `warps` warps may run at once over `src`: unbounded (`wanted`) for
- * VRAM; for a bam::array, few enough that the warps' pins (one page each at a time) use at most
- * half of the cache's slots, so evictions always find a victim.
- */
-[[nodiscard]] inline std::uint64_t resident_blocks(const list_source& src, unsigned warps, std::uint64_t wanted) {
+/// The page cache's slots behind `src`; 0 for VRAM.
+[[nodiscard]] inline std::uint64_t cache_slots(const list_source& src) {
   std::uint64_t slots = 0;
   std::visit(
       [&](const auto& s) {
         if constexpr (!std::is_same_v<std::decay_t<decltype(s)>, const vram_vectors*>) slots = s.cache().n_slots();
       },
       src);
+  return slots;
+}
+
+/**
+ * @brief How many blocks of `warps` warps may run at once over `src`: unbounded (`wanted`) for
+ * VRAM; for a bam::array, few enough that the warps' pins (one page each at a time) use at most
+ * half of the cache's slots, so evictions always find a victim.
+ */
+[[nodiscard]] inline std::uint64_t resident_blocks(const list_source& src, unsigned warps, std::uint64_t wanted) {
+  const std::uint64_t slots = cache_slots(src);
   if (slots == 0) return wanted;
   return std::max<std::uint64_t>(1, std::min(wanted, slots / (2 * warps)));
 }

@@ -17,10 +17,10 @@ class ivf_index;
 struct search_options {
   std::uint32_t k = 10;      ///< neighbours per query (at most max_k)
   std::uint32_t nprobe = 8;  ///< lists scanned per query (IVF only)
-  /// IVF through bam: a ninth warp per block takes the block's next work item early and
-  /// prefetches its list while the other eight scan the current one (on an H200, Fashion-MNIST
-  /// nprobe 8: 704 k against 667 k queries/s with a 10% cache; about even at 25%).
+  /// IVF through bam: a ninth warp per block reads ahead of the scan, in chunks of 32 pages, up
+  /// to `look_ahead_pages` pages past the list of the block's next work item.
   bool prefetch_next = false;
+  std::uint32_t look_ahead_pages = 0;  ///< 0: an eighth of the cache's slots
 };
 
 /// Row-major nq x k results, best first; id -1 (distance +inf for l2, -inf for ip) where

@@ -58,7 +58,7 @@ std::vector<point> run_series(vec::gpu::ivf_searcher& searcher, const vec::gpu::
         }
         batches.push_back(bp);
       };
-      last = searcher.search(queries, {plan.k, nprobe, plan.prefetch_next}, src, plan.batch, on_batch);
+      last = searcher.search(queries, {plan.k, nprobe, plan.prefetch_next, plan.look_ahead_pages}, src, plan.batch, on_batch);
       if (cache) cache->check();
       timing run;
       for (const auto& b : batches) {

@@ -34,6 +34,7 @@ struct series_plan {
   std::uint64_t batch = 0;  ///< queries per batch
   unsigned reps = 3;        ///< timed repetitions after one warm-up; the median counts
   bool prefetch_next = false;  ///< search_options::prefetch_next
+  std::uint32_t look_ahead_pages = 0;  ///< search_options::look_ahead_pages
 };
 
 /**

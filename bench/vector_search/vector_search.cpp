@@ -40,7 +40,7 @@ struct config {
   std::vector<double> fractions{0.10, 0.25};
   std::uint64_t batch = 10000, large_rows = 0;
   std::vector<std::uint64_t> sweep_batches{2500, 5000};  ///< also run at the headline nprobe
-  std::uint32_t large_dim = 128, large_lists = 4096;
+  std::uint32_t large_dim = 128, large_lists = 4096, look_ahead_pages = 0;
   unsigned reps = 3;
   bool peers = true;
   [[nodiscard]] std::size_t page_bytes() const { return std::size_t{page_kib} << 10; }
@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", c.workers, "emulated controller threads");
   app.add_option("--queues", c.queues, "NVMe queue pairs");
   app.add_option("--depth", c.depth, "queue depth");
+  app.add_option("--look-ahead-pages", c.look_ahead_pages, "look-ahead series: pages read ahead of the scan (0: an eighth of the cache)");
   app.add_option("--page-kib", c.page_kib, "bam cache page size in KiB")->check(CLI::Range(1, 2048));
   app.add_option("--threads", c.threads, "FAISS CPU threads");
   app.add_option("--large-rows", c.large_rows, "also run a clustered collection of this many vectors (0: skip)");
@@ -220,7 +221,7 @@ int main(int argc, char** argv) {
                           {"balance_splits", built.balance_splits}, {"groundtruth_seconds", gt_seconds}});
     const vec::ivf_index index(index_path);
     gpu::ivf_searcher searcher(index);
-    const series_plan plan{c.nprobe, c.k, c.batch, c.reps};
+    const series_plan plan{c.nprobe, c.k, c.batch, c.reps, false, c.look_ahead_pages};
 
     std::fprintf(stderr, "IVF, all vectors in VRAM:\n");
     const gpu::vram_vectors vram(index);
@@ -253,7 +254,7 @@ int main(int argc, char** argv) {
         for (const auto& [b, vram_qps] : vram_sweep_qps) {
           const auto q = vec::visit_scalar(index.scalar(), [&](auto tag) {
             return run_series(searcher, store.vectors<decltype(tag)>(), &store.cache(), queries, truth,
-                              {{sweep_nprobe}, c.k, b, c.reps, ahead})[0];
+                              {{sweep_nprobe}, c.k, b, c.reps, ahead, c.look_ahead_pages})[0];
           });
           rep.add_row("batch_sweep", {{"series", name}, {"nprobe", sweep_nprobe}, {"batch", b}, {"qps", q.qps},
                                       {"vram_qps", vram_qps}, {"qps_vs_vram_ivf", q.qps / vram_qps},

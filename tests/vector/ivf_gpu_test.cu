@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 namespace {
 
@@ -93,13 +95,16 @@ TEST_F(VectorGpu, IvfFromVramMatchesTheCpuAndBamMatchesVram) {
                                  queries_, o);
       });
       EXPECT_GE(agreement(g, c), 0.995) << to_string(storage) << " nprobe " << nprobe;
-      for (const bool look_ahead : {false, true}) {  // with and without the look-ahead warp
+      // Without the look-ahead warp, and with it reading the default distance, one page, and
+      // the whole cache's worth ahead of the scan (a hint: the results must not change).
+      const std::pair<bool, std::uint32_t> modes[] = {{false, 0}, {true, 0}, {true, 1}, {true, store.cache().n_slots()}};
+      for (const auto& [look_ahead, pages] : modes) {
         const auto b = visit_scalar(storage, [&](auto tag) {
-          return searcher.search(queries_, {10, nprobe, look_ahead}, store.vectors<decltype(tag)>(), 300);
+          return searcher.search(queries_, {10, nprobe, look_ahead, pages}, store.vectors<decltype(tag)>(), 300);
         });
         store.cache().check();
         EXPECT_EQ(b.ids, g.ids) << "bam and VRAM differ: " << to_string(storage) << " nprobe " << nprobe
-                                << (look_ahead ? " with look-ahead" : "");
+                                << (look_ahead ? " with look-ahead of " + std::to_string(pages) + " pages" : "");
         EXPECT_EQ(b.distances, g.distances);
       }
     }
