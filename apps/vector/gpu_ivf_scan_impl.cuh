@@ -17,11 +17,10 @@ namespace scan_detail {
 
 constexpr unsigned scan_threads = 32 * scan_queries;
 /// Blocks per SM the register allocation must allow. Unbounded, the cache's lookup and fill
-/// paths take the kernel over bam::array past 85 registers a thread: two blocks an SM, half the
-/// warps the in-memory scan keeps resident to hide its load latency. Three (at most 75
-/// registers) cut the H200 scan of a resident list set from 4.4 to 3.9 ms; four (56) was no
-/// faster and spilled more on the miss path.
-constexpr unsigned scan_min_blocks = 3;
+/// paths take the kernel over bam::array past 85 registers a thread: one block of 17 warps an
+/// SM. Two (at most 60 registers; the miss path spills) keep 34 warps resident, which the
+/// shared memory of dimension-784 float blocks (about 88 KiB each) also allows.
+constexpr unsigned scan_min_blocks = 2;
 BAM_HD constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
 /// Lane `lane`'s partial sums for the TV tile vectors over dimensions lane, lane + 32, ...
@@ -162,9 +161,9 @@ __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const sc
 
 /**
  * The scanning warp `warp`'s share of copying elements [first, first + total) into `tile`.
- * Over a paged store whose pages cut the tile into at least scan_queries / 2 pieces, each warp
- * copies whole pieces (pieces warp, warp + scan_queries, ...), so it pins one page per round
- * and each page is pinned once per tile; otherwise (large pages, or memory without pages) the
+ * Over a paged store whose pages cut the tile into at least 4 pieces, each warp copies whole
+ * pieces (pieces warp, warp + scan_queries, ...), so it pins one page per round and each page
+ * is pinned once per tile; otherwise (large pages, or memory without pages) the
  * warps copy equal shares, whose second page costs a warp a second pin round (on the H200 the
  * all-resident scan took 4.9 ms with equal shares, 3.7 ms with page pieces). Failures are left
  * in the cache's error slot (the host reports them).
@@ -175,7 +174,7 @@ __device__ void copy_tile(const Store& store, bam::gpu::warp_group& g, std::uint
   if constexpr (requires { store.elems_per_page(); }) {
     const std::uint64_t per = store.elems_per_page();
     const std::uint64_t p0 = first / per, pieces = (first + total - 1) / per + 1 - p0;
-    if (pieces >= scan_queries / 2) {
+    if (pieces >= 4) {
       for (std::uint64_t p = warp; p < pieces; p += scan_queries) {
         const std::uint64_t b = max(first, (p0 + p) * per), e = min(first + total, (p0 + p + 1) * per);
         (void)store.read_range(g, b, e - b, tile + (b - first));

@@ -72,9 +72,9 @@ inline constexpr std::uint32_t max_gpu_dim = 2048;
  * and ids in VRAM; the vectors stay in the list_source.
  *
  * A batch: coarse scores by GEMM, the nprobe nearest lists per query, (query, list) pairs
- * grouped by list (counting sort: CUB scans), work items of one list and up to 8 queries that
+ * grouped by list (counting sort: CUB scans), work items of one list and up to 16 queries that
  * blocks take from a counter, each prefetching the list's pages and scanning it through the
- * source with warp-cooperative read_range into shared memory (each list is read once per 8
+ * source with warp-cooperative read_range into shared memory (each list is read once per 16
  * queries), per-pair top-k, then a merge to k per query.
  */
 class ivf_searcher {

@@ -17,7 +17,7 @@ class ivf_index;
 struct search_options {
   std::uint32_t k = 10;      ///< neighbours per query (at most max_k)
   std::uint32_t nprobe = 8;  ///< lists scanned per query (IVF only)
-  /// IVF through bam: a ninth warp per block reads ahead of the scan, in chunks of 32 pages, up
+  /// IVF through bam: an extra warp per block reads ahead of the scan, in chunks of 32 pages, up
   /// to `look_ahead_pages` pages past the list of the block's next work item.
   bool prefetch_next = false;
   std::uint32_t look_ahead_pages = 0;  ///< 0: an eighth of the cache's slots
