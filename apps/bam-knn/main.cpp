@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
   search->add_flag("--prefetch-next", s.prefetch_next,
                    "IVF through bam: a look-ahead warp per block reads ahead of the scan");
   search->add_option("--look-ahead-pages", s.look_ahead_pages,
-                     "with --prefetch-next: pages read ahead of the scan (0: an eighth of the cache)");
+                     "with --prefetch-next: pages read ahead of the scan (0: an eighth of the cache, and none "
+                     "for batches whose lists average fewer than 4 work items of 16 queries)");
   search->add_option("--workers", s.workers, "emulated controller threads")->check(CLI::Range(1, 256));
   search->add_option("--queues", s.queues, "NVMe queue pairs")->check(CLI::Range(1, 1024));
   search->add_option("--page-kib", s.page_kib, "cache page size in KiB (a power of two)")->check(CLI::Range(1, 2048));

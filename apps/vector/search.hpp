@@ -18,9 +18,12 @@ struct search_options {
   std::uint32_t k = 10;      ///< neighbours per query (at most max_k)
   std::uint32_t nprobe = 8;  ///< lists scanned per query (IVF only)
   /// IVF through bam: an extra warp per block reads ahead of the scan, in chunks of 32 pages, up
-  /// to `look_ahead_pages` pages past the list of the block's next work item.
+  /// to `look_ahead_pages` pages past the list of the block's next work item. With 0 the
+  /// distance is an eighth of the cache's slots, and batches whose lists average fewer than 4
+  /// work items (16 queries each) run without it: there the lists in flight fill most of the
+  /// cache and reading ahead evicts pages still to be scanned.
   bool prefetch_next = false;
-  std::uint32_t look_ahead_pages = 0;  ///< 0: an eighth of the cache's slots
+  std::uint32_t look_ahead_pages = 0;  ///< 0: automatic (see prefetch_next)
 };
 
 /// Row-major nq x k results, best first; id -1 (distance +inf for l2, -inf for ip) where

@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", c.workers, "emulated controller threads");
   app.add_option("--queues", c.queues, "NVMe queue pairs");
   app.add_option("--depth", c.depth, "queue depth");
-  app.add_option("--look-ahead-pages", c.look_ahead_pages, "look-ahead series: pages read ahead of the scan (0: an eighth of the cache)");
+  app.add_option("--look-ahead-pages", c.look_ahead_pages, "look-ahead series: pages read ahead of the scan (0: automatic, search_options::prefetch_next)");
   app.add_option("--page-kib", c.page_kib, "bam cache page size in KiB")->check(CLI::Range(1, 2048));
   app.add_option("--threads", c.threads, "FAISS CPU threads");
   app.add_option("--large-rows", c.large_rows, "also run a clustered collection of this many vectors (0: skip)");
