@@ -25,10 +25,11 @@ __global__ void count_pairs(const std::int64_t* probes, std::uint64_t n, std::ui
     atomicAdd(&counts[probes[i]], 1u);
 }
 
-/// chunks[l] = work items of list l (ceil(pairs / scan_queries)); chunks[n_lists] = 0.
-__global__ void count_chunks(const std::uint32_t* counts, std::uint32_t n_lists, std::uint32_t* chunks) {
+/// chunks[l] = work items of list l (ceil(pairs / per_item)); chunks[n_lists] = 0.
+__global__ void count_chunks(const std::uint32_t* counts, std::uint32_t n_lists, std::uint32_t per_item,
+                             std::uint32_t* chunks) {
   const std::uint32_t l = blockIdx.x * blockDim.x + threadIdx.x;
-  if (l <= n_lists) chunks[l] = l < n_lists ? (counts[l] + scan_queries - 1) / scan_queries : 0;
+  if (l <= n_lists) chunks[l] = l < n_lists ? (counts[l] + per_item - 1) / per_item : 0;
 }
 
 /// Counting sort: pair i goes to the next free place of its list (order within a list is free).
@@ -39,9 +40,9 @@ __global__ void scatter_pairs(const std::int64_t* probes, std::uint64_t n, std::
 
 unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>(ceil_div(n, 256), 1, 8192)); }
 
-/// The fewest work items a list must have on average for the automatic look-ahead. With fewer,
-/// the blocks in flight span so many lists that their pages fill most of the cache, and reads
-/// ahead evict pages still to be scanned: on the H200 (Fashion-MNIST, 1024 lists, 25% cache)
+/// The fewest work items of scan_queries_max pairs a list must have on average for the
+/// automatic look-ahead. With fewer, the blocks in flight span so many lists that their pages
+/// fill most of the cache, and reads ahead evict pages still to be scanned: on the H200 (Fashion-MNIST, 1024 lists, 25% cache)
 /// the look-ahead cost 20-30% at 2.4 items a list (nprobe 4, or 5000 queries a batch at nprobe
 /// 8) and gained 15-45% from 4.9 (nprobe 8 and more, 10,000 queries a batch).
 constexpr std::uint64_t look_ahead_min_items = 4;
@@ -57,7 +58,7 @@ std::uint32_t look_ahead_pages(const search_options& o, const list_source& src, 
   const std::uint64_t slots = cache_slots(src);
   if (!o.prefetch_next || slots == 0) return 0;
   if (o.look_ahead_pages > 0) return o.look_ahead_pages;
-  if (pairs < look_ahead_min_items * scan_queries * lists) return 0;
+  if (pairs < look_ahead_min_items * scan_queries_max * lists) return 0;
   return std::uint32_t(std::max<std::uint64_t>(slots / 8, 1));
 }
 
@@ -115,6 +116,7 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
   batch = std::min<std::uint64_t>({batch, queries.rows, std::uint64_t{1} << 24});
   BAM_EXPECTS(batch * np < (std::uint64_t{1} << 32), "IVF search: batch x nprobe must stay below 2^32 pairs");
   state& s = *s_;
+  const std::uint32_t per_item = scan_queries_per_item(src, d, k);
   s.queries.reserve(batch * d);
   s.scores.reserve(batch * nl);
   s.probe_key.reserve(batch * np);
@@ -140,7 +142,7 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     // Group the pairs by list.
     BAM_CUDA_TRY(cudaMemset(s.counts.data(), 0, (nl + 1) * sizeof(std::uint32_t)));
     count_pairs<<<grid_for(pairs), 256>>>(s.probes.data(), pairs, s.counts.data());
-    count_chunks<<<unsigned(ceil_div(nl + 1, 256)), 256>>>(s.counts.data(), nl, s.chunks.data());
+    count_chunks<<<unsigned(ceil_div(nl + 1, 256)), 256>>>(s.counts.data(), nl, per_item, s.chunks.data());
     check_launch("IVF pair counts");
     s.exclusive_sum(s.counts.data(), s.pair_begin.data(), nl + 1);
     s.exclusive_sum(s.chunks.data(), s.chunk_begin.data(), nl + 1);
@@ -150,12 +152,12 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     // Scan the lists, then merge nprobe x k candidates per query.
     const std::uint32_t ahead = look_ahead_pages(o, src, pairs, nl);
     const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
-                      nl, d, np, k, index_.metric(), s.batches % 2 == 1, ahead > 0, s.counters.data(),
+                      nl, d, np, k, per_item, index_.metric(), s.batches % 2 == 1, ahead > 0, s.counters.data(),
                       s.counters.data() + 1, ahead, s.cand_key.data(), s.cand_row.data()};
     BAM_CUDA_TRY(cudaMemset(s.counters.data(), 0, 2 * sizeof(std::uint32_t)));
-    const std::uint64_t items_bound = nl + ceil_div(pairs, scan_queries);
+    const std::uint64_t items_bound = nl + ceil_div(pairs, per_item);
     const double scan_seconds = bam::detail::gpu_seconds(
-        [&] { launch_scan(src, a, resident_blocks(src, scan_queries + (ahead > 0 ? 1 : 0), items_bound)); });
+        [&] { launch_scan(src, a, resident_blocks(src, per_item + (ahead > 0 ? 1 : 0), items_bound)); });
     merge_rows(s.cand_key.data(), s.cand_row.data(), nb, np * k, k, s.ids.data(), index_.metric(), nullptr,
                s.out_ids.data(), s.out_dist.data());
     s.out_ids.download({out.ids.data() + first * k, nb * k});

@@ -15,12 +15,16 @@ namespace bam::vec::gpu {
 
 namespace scan_detail {
 
-constexpr unsigned scan_threads = 32 * scan_queries;
+/// Scanning threads of a block that takes items of Q pairs.
+template <unsigned Q>
+constexpr unsigned scan_threads = 32 * Q;
 /// Blocks per SM the register allocation must allow. Unbounded, the cache's lookup and fill
-/// paths take the kernel over bam::array past 85 registers a thread: one block of 17 warps an
-/// SM. Two (at most 60 registers; the miss path spills) keep 34 warps resident, which the
-/// shared memory of dimension-784 float blocks (about 88 KiB each) also allows.
-constexpr unsigned scan_min_blocks = 2;
+/// paths take the kernel over bam::array past 85 registers a thread. With 16 queries an item,
+/// two (at most 60 registers; the miss path spills) keep 34 warps resident, which the shared
+/// memory of dimension-784 float blocks (about 88 KiB each) also allows; with 8, three (at most
+/// 75 registers) cut the H200 scan of a resident list set from 4.4 to 3.9 ms against two.
+template <unsigned Q>
+constexpr unsigned scan_min_blocks = Q >= 16 ? 2 : 3;
 BAM_HD constexpr std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 
 /// Lane `lane`'s partial sums for the TV tile vectors over dimensions lane, lane + 32, ...
@@ -66,12 +70,12 @@ __device__ float transpose_sum(float (&acc)[TV], unsigned lane) {
   return v;
 }
 
-template <class T, unsigned C, unsigned TV>
+template <class T, unsigned Q, unsigned C, unsigned TV>
 struct scan_layout {
-  BAM_HD static std::size_t queries(std::uint32_t dim) { return align16(scan_queries * dim * sizeof(float)); }
+  BAM_HD static std::size_t queries(std::uint32_t dim) { return align16(Q * dim * sizeof(float)); }
   BAM_HD static std::size_t tile(std::uint32_t dim) { return align16(TV * dim * sizeof(T)); }
   BAM_HD static std::size_t bytes(std::uint32_t dim) {
-    return queries(dim) + tile(dim) + scan_queries * sizeof(topk_storage<C>);
+    return queries(dim) + tile(dim) + Q * sizeof(topk_storage<C>);
   }
 };
 
@@ -162,52 +166,55 @@ __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const sc
 /**
  * The scanning warp `warp`'s share of copying elements [first, first + total) into `tile`.
  * Over a paged store whose pages cut the tile into at least 4 pieces, each warp copies whole
- * pieces (pieces warp, warp + scan_queries, ...), so it pins one page per round and each page
+ * pieces (pieces warp, warp + Q, ...), so it pins one page per round and each page
  * is pinned once per tile; otherwise (large pages, or memory without pages) the
  * warps copy equal shares, whose second page costs a warp a second pin round (on the H200 the
  * all-resident scan took 4.9 ms with equal shares, 3.7 ms with page pieces). Failures are left
  * in the cache's error slot (the host reports them).
  */
-template <class T, class Store>
+template <class T, unsigned Q, class Store>
 __device__ void copy_tile(const Store& store, bam::gpu::warp_group& g, std::uint64_t first, std::uint64_t total, T* tile,
                           unsigned warp) {
   if constexpr (requires { store.elems_per_page(); }) {
     const std::uint64_t per = store.elems_per_page();
     const std::uint64_t p0 = first / per, pieces = (first + total - 1) / per + 1 - p0;
     if (pieces >= 4) {
-      for (std::uint64_t p = warp; p < pieces; p += scan_queries) {
+      for (std::uint64_t p = warp; p < pieces; p += Q) {
         const std::uint64_t b = max(first, (p0 + p) * per), e = min(first + total, (p0 + p + 1) * per);
         (void)store.read_range(g, b, e - b, tile + (b - first));
       }
       return;
     }
   }
-  const std::uint64_t share = (total + scan_queries - 1) / scan_queries;
+  const std::uint64_t share = (total + Q - 1) / Q;
   const std::uint64_t s0 = min(total, warp * share), s1 = min(total, s0 + share);
   if (s1 > s0) (void)store.read_range(g, first + s0, s1 - s0, tile + s0);
 }
 
-/// Barrier of the block's scan_threads scanning threads only (named barrier 1), so that the
-/// look-ahead warp, when the block has one, never holds them up.
-__device__ inline void scan_sync() { asm volatile("bar.sync 1, %0;" ::"n"(scan_threads) : "memory"); }
+/// Barrier of the block's scanning threads only (named barrier 1), so that the look-ahead warp,
+/// when the block has one, never holds them up.
+template <unsigned Q>
+__device__ inline void scan_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(scan_threads<Q>) : "memory");
+}
 
 /// The scanning warps' work on item w: prefetch the list (a no-op for pages resident or being
 /// read), load the pairs' queries, walk the list in tiles, write each pair's top k.
-template <class T, unsigned C, unsigned TV, class Store>
+template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
 __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp_group& g, std::uint32_t w,
                           unsigned char* smem) {
-  using layout = scan_layout<T, C, TV>;
+  using layout = scan_layout<T, Q, C, TV>;
   float* qs = reinterpret_cast<float*>(smem);
   T* tile = reinterpret_cast<T*>(smem + layout::queries(a.dim));
   auto* tops = reinterpret_cast<topk_storage<C>*>(smem + layout::queries(a.dim) + layout::tile(a.dim));
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uint32_t lo = list_of(a, w);
-  const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * scan_queries;
-  const std::uint32_t pairs = min(scan_queries, a.list_pair_begin[lo + 1] - first_pair);
-  prefetch_list(store, g, a, lo, warp, scan_queries);
+  const std::uint32_t first_pair = a.list_pair_begin[lo] + (w - a.list_chunk_begin[lo]) * Q;
+  const std::uint32_t pairs = min(Q, a.list_pair_begin[lo + 1] - first_pair);
+  prefetch_list(store, g, a, lo, warp, Q);
   const std::uint64_t r0 = a.list_offsets[lo], r1 = a.list_offsets[lo + 1];
 
-  for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads) {
+  for (std::uint32_t i = threadIdx.x; i < pairs * a.dim; i += scan_threads<Q>) {
     const std::uint32_t query = a.pair_slot[first_pair + i / a.dim] / a.nprobe;
     qs[i] = a.queries[std::uint64_t(query) * a.dim + i % a.dim];
   }
@@ -215,9 +222,9 @@ __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp
 
   for (std::uint64_t r = r0; r < r1; r += TV) {
     const auto nt = std::uint32_t(min(std::uint64_t(TV), r1 - r));
-    scan_sync();  // queries loaded; the previous tile consumed
-    copy_tile(store, g, r * a.dim, std::uint64_t(nt) * a.dim, tile, warp);
-    scan_sync();
+    scan_sync<Q>();  // queries loaded; the previous tile consumed
+    copy_tile<T, Q>(store, g, r * a.dim, std::uint64_t(nt) * a.dim, tile, warp);
+    scan_sync<Q>();
     if (warp < pairs) {
       float acc[TV];
       if (a.m == metric::l2) tile_partials<TV, true>(qs + warp * a.dim, tile, a.dim, lane, acc);
@@ -240,19 +247,19 @@ __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp
  * Blocks take work items from a shared counter (the item in hand and the one taken next stay
  * within a window of about two grids' worth of consecutive items, so the lists being read fit a
  * small cache and long lists do not leave blocks idle). With a look-ahead warp (blockDim =
- * scan_threads + 32) that warp takes the block's next item when the current one starts and,
+ * scan_threads<Q> + 32) that warp takes the block's next item when the current one starts and,
  * while the scanning warps work, reads one chunk ahead of it (read_ahead).
  * Item numbers pass through item[2] in shared memory: iteration i reads item[i % 2] and writes
  * item[(i + 1) % 2]; the block-wide barrier at the end of each iteration orders that write
  * before the next iteration's reads, and those reads before the write after them.
  */
-template <class T, unsigned C, unsigned TV, class Store>
-__global__ void __launch_bounds__(scan_threads + 32, scan_min_blocks) scan_kernel(scan_args a, Store store) {
+template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
+__global__ void __launch_bounds__(scan_threads<Q> + 32, scan_min_blocks<Q>) scan_kernel(scan_args a, Store store) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::uint32_t item[2];
   const std::uint32_t items = a.list_chunk_begin[a.n_lists];
-  const bool look_ahead = blockDim.x > scan_threads;
-  const unsigned taker = look_ahead ? scan_threads : 0;  // the thread that takes the next item
+  const bool look_ahead = blockDim.x > scan_threads<Q>;
+  const unsigned taker = look_ahead ? scan_threads<Q> : 0;  // the thread that takes the next item
   bam::gpu::warp_group g;
   if (threadIdx.x == taker) item[0] = atomicAdd(a.next_item, 1u);
   __syncthreads();
@@ -261,8 +268,8 @@ __global__ void __launch_bounds__(scan_threads + 32, scan_min_blocks) scan_kerne
     if (b >= items) break;
     std::uint32_t next = 0;
     if (threadIdx.x == taker) item[(i + 1) % 2] = next = atomicAdd(a.next_item, 1u);
-    if (threadIdx.x < scan_threads) {
-      scan_item<T, C, TV>(a, store, g, item_at(a, items, b), smem);
+    if (threadIdx.x < scan_threads<Q>) {
+      scan_item<T, Q, C, TV>(a, store, g, item_at(a, items, b), smem);
     } else {
       next = __shfl_sync(0xffffffffu, next, 0);  // from the taker, the look-ahead warp's lane 0
       if (next < items) read_ahead(store, g, a, list_of(a, item_at(a, items, next)));
@@ -271,31 +278,53 @@ __global__ void __launch_bounds__(scan_threads + 32, scan_min_blocks) scan_kerne
   }
 }
 
-template <class T, unsigned C, unsigned TV, class Store>
+template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
 void launch(const Store& store, const scan_args& a, std::uint64_t blocks) {
-  const std::size_t smem = scan_layout<T, C, TV>::bytes(a.dim);
+  const std::size_t smem = scan_layout<T, Q, C, TV>::bytes(a.dim);
   int device = 0, limit = 0;
   BAM_CUDA_TRY(cudaGetDevice(&device));
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   BAM_EXPECTS(smem <= std::size_t(limit), "IVF scan: dimension " + std::to_string(a.dim) + " with k = " +
                                               std::to_string(a.k) + " needs " + std::to_string(smem) +
                                               " bytes of shared memory per block, the GPU has " + std::to_string(limit));
-  auto* kernel = &scan_kernel<T, C, TV, Store>;
+  auto* kernel = &scan_kernel<T, Q, C, TV, Store>;
   BAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<unsigned(blocks), scan_threads + (a.prefetch_next ? 32 : 0), smem>>>(a, store);
+  kernel<<<unsigned(blocks), scan_threads<Q> + (a.prefetch_next ? 32 : 0), smem>>>(a, store);
   check_launch("IVF list scan");
+}
+
+/// Calls f(C, TV) with the top-k capacity and tile rows the scan of T vectors uses for k, dim.
+template <class T, class F>
+decltype(auto) with_scan_shape(std::uint32_t k, std::uint32_t dim, F&& f) {
+  const bool narrow = std::size_t(dim) * sizeof(T) <= 1024;  // 32 rows fit 32 KiB
+  return with_capacity(k, [&](auto cap) {
+    if (narrow) return f(cap, std::integral_constant<unsigned, 32>{});
+    return f(cap, std::integral_constant<unsigned, 8>{});
+  });
+}
+
+/// scan_queries_per_item for element type T (see gpu_ivf_scan.cuh).
+template <class T>
+std::uint32_t queries_per_item_for(std::uint32_t dim, std::uint32_t k) {
+  int device = 0, limit = 0;
+  BAM_CUDA_TRY(cudaGetDevice(&device));
+  BAM_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t bytes = with_scan_shape<T>(k, dim, [&](auto cap, auto tv) {
+    return scan_layout<T, scan_queries_max, decltype(cap)::value, decltype(tv)::value>::bytes(dim);
+  });
+  return bytes <= std::size_t(limit) ? scan_queries_max : scan_queries_min;
 }
 
 }  // namespace scan_detail
 
-/// Launches the scan for element type T over `store` (rows_view<T> or bam::array<T>).
+/// Launches the scan for element type T over `store` (rows_view<T> or bam::array<T>), with the
+/// items of a.queries_per_item pairs that the host grouped the batch into.
 template <class T, class Store>
 void launch_scan_for(const Store& store, const scan_args& a, std::uint64_t blocks) {
-  const bool narrow = std::size_t(a.dim) * sizeof(T) <= 1024;  // 32 rows fit 32 KiB
-  with_capacity(a.k, [&](auto cap) {
-    constexpr unsigned C = decltype(cap)::value;
-    if (narrow) scan_detail::launch<T, C, 32>(store, a, blocks);
-    else scan_detail::launch<T, C, 8>(store, a, blocks);
+  scan_detail::with_scan_shape<T>(a.k, a.dim, [&](auto cap, auto tv) {
+    constexpr unsigned C = decltype(cap)::value, TV = decltype(tv)::value;
+    if (a.queries_per_item == scan_queries_max) scan_detail::launch<T, scan_queries_max, C, TV>(store, a, blocks);
+    else scan_detail::launch<T, scan_queries_min, C, TV>(store, a, blocks);
   });
 }
 

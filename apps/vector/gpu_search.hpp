@@ -64,7 +64,8 @@ struct batch_report {
 };
 using batch_fn = std::function<void(const batch_report&)>;
 
-/// Largest vector dimension the GPU kernels take (shared memory holds 8 queries and a tile).
+/// Largest vector dimension the GPU kernels take (shared memory holds 8 queries, a tile and
+/// their top-k at any k; 16 queries where they fit).
 inline constexpr std::uint32_t max_gpu_dim = 2048;
 
 /**

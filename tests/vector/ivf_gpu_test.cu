@@ -6,6 +6,7 @@
 #include "apps/vector/bam_store.hpp"
 #include "apps/vector/cpu_search.hpp"
 #include "apps/vector/generator.hpp"
+#include "apps/vector/gpu_ivf_scan.cuh"
 #include "apps/vector/gpu_search.hpp"
 #include "apps/vector/ivf_build.hpp"
 #include "apps/vector/recall.hpp"
@@ -31,9 +32,10 @@ class VectorGpu : public ::testing::Test {
     if (!bam::host::cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   }
   /// Builds an index of a clustered collection with the GPU engines.
-  void build(scalar_type storage, metric m, std::uint64_t rows = 30000, std::uint32_t lists = 128) {
-    base_ = read_all(clustered_source({rows, 48, 300, 5, 0.25f, 1.5f}));
-    queries_ = read_all(clustered_source({1000, 48, 300, 5, 0.25f, 1.5f}, 1));
+  void build(scalar_type storage, metric m, std::uint64_t rows = 30000, std::uint32_t lists = 128,
+             std::uint32_t dim = 48, std::uint64_t queries = 1000) {
+    base_ = read_all(clustered_source({rows, dim, 300, 5, 0.25f, 1.5f}));
+    queries_ = read_all(clustered_source({queries, dim, 300, 5, 0.25f, 1.5f}, 1));
     if (storage == scalar_type::u8)
       for (auto* mat : {&base_, &queries_})
         for (auto& v : mat->data) v = std::round(std::clamp(v * 60.0f + 128.0f, 0.0f, 255.0f));
@@ -121,6 +123,28 @@ TEST_F(VectorGpu, InnerProductAndLargeKMatchTheCpu) {
   for (const std::uint32_t k : {1u, 100u, 256u}) {
     const search_options o{k, 16};
     EXPECT_GE(agreement(searcher.search(queries_, o, &vram), cpu_ivf_search<float>(index, mem, queries_, o)), 0.995) << k;
+  }
+}
+
+TEST_F(VectorGpu, WideVectorsWithLargeKTakeEightQueriesAnItemAndStillMatch) {
+  // Dimension 2048: 16 queries, a tile and their top-k fit a block's shared memory for k = 10
+  // but not for k = 200, where work items hold 8 pairs instead; both must give the CPU's lists.
+  build(scalar_type::f32, metric::l2, 4000, 16, gpu::max_gpu_dim, 64);
+  const ivf_index index(path_);
+  gpu::ivf_searcher searcher(index);
+  const gpu::vram_vectors vram(index);
+  bam_store store(index, {.gpu = true, .cache_bytes = index.header().vectors.bytes / 4, .ram = true,
+                                .queues = 32, .depth = 256, .workers = 4});
+  const rows_view<float> mem(reinterpret_cast<const float*>(index.vectors().data()), index.size() * index.dim());
+  for (const std::uint32_t k : {10u, 200u}) {
+    EXPECT_EQ(gpu::scan_queries_per_item(&vram, index.dim(), k), k == 10 ? gpu::scan_queries_max : gpu::scan_queries_min);
+    const search_options o{k, 4};
+    const auto g = searcher.search(queries_, o, &vram, 32);
+    EXPECT_GE(agreement(g, cpu_ivf_search<float>(index, mem, queries_, o)), 0.995) << "k " << k;
+    const auto b = searcher.search(queries_, {k, 4, true}, store.vectors<float>(), 32);
+    store.cache().check();
+    EXPECT_EQ(b.ids, g.ids) << "bam and VRAM differ at k " << k;
+    EXPECT_EQ(b.distances, g.distances);
   }
 }
 
