@@ -42,9 +42,10 @@ unsigned grid_for(std::uint64_t n) { return unsigned(std::clamp<std::uint64_t>(c
 
 /// The fewest work items of scan_queries_max pairs a list must have on average for the
 /// automatic look-ahead. With fewer, the blocks in flight span so many lists that their pages
-/// fill most of the cache, and reads ahead evict pages still to be scanned: on the H200 (Fashion-MNIST, 1024 lists, 25% cache)
-/// the look-ahead cost 20-30% at 2.4 items a list (nprobe 4, or 5000 queries a batch at nprobe
-/// 8) and gained 15-45% from 4.9 (nprobe 8 and more, 10,000 queries a batch).
+/// fill most of the cache, and reads ahead evict pages still to be scanned: on the H200
+/// (Fashion-MNIST, 1024 lists, 25% cache) the look-ahead cost 20-30% at 2.4 items a list
+/// (nprobe 4, or 5000 queries a batch at nprobe 8) and gained 15-45% from 4.9 (nprobe 8 and
+/// more, 10,000 queries a batch).
 constexpr std::uint64_t look_ahead_min_items = 4;
 
 /**
