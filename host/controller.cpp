@@ -27,6 +27,7 @@ struct controller::ring_pair {
   dma_buffer sq;
   dma_buffer cq;
   dma_buffer control;
+  dma_buffer health;  ///< I/O pairs: the queue_health record, in host memory the driver reaches
   queues::queue_pair_ref<> ref;
 };
 
@@ -84,6 +85,11 @@ void controller::shutdown() {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   if (delete_failure) std::rethrow_exception(delete_failure);
+}
+
+queues::queue_health& controller::io_health(std::size_t i) const {
+  BAM_EXPECTS(i < io_.size(), "controller " + std::to_string(options_.index) + ": no I/O queue pair " + std::to_string(i));
+  return *reinterpret_cast<queues::queue_health*>(io_[i]->health.host());
 }
 
 const namespace_info& controller::namespace_by_id(std::uint32_t nsid) const {
@@ -205,12 +211,24 @@ std::unique_ptr<controller::ring_pair> controller::make_rings(std::uint16_t qid,
   s.mailboxes = reinterpret_cast<queues::mailbox*>(control + mail_at);
   s.depth = depth;
   s.qid = qid;
+  if (qid != 0) {
+    // The recovery record: written by the driving threads and read by the host's recovery.
+    // (Zeroed memory is the initial record.)
+    rings->health = memory_.allocate(sizeof(queues::queue_health), memory_kind::host, 4096);
+    s.health = reinterpret_cast<queues::queue_health*>(side(rings->health));
+    s.unhealthy = reinterpret_cast<std::uint32_t*>(side(unhealthy_));
+    BAM_EXPECTS(s.health != nullptr && s.unhealthy != nullptr,
+                "controller: the recovery record of queue " + std::to_string(qid) + " is not reachable from the " +
+                    (driver == io_driver::gpu ? "GPU" : "CPU"));
+  }
   rings->ref = queues::queue_pair_ref<>(s);
   return rings;
 }
 
 void controller::create_io_queues() {
   depth_ = std::min<std::uint32_t>(options_.queue_depth, cap_.mqes() + 1);
+  const bool on_gpu = options_.driver == io_driver::gpu && memory_.has_device_memory();
+  unhealthy_ = memory_.allocate(sizeof(std::uint32_t), on_gpu ? memory_kind::device : memory_kind::host, 4096);
   const std::uint32_t granted_dw0 =
       admin(nvme::make_set_number_of_queues(options_.io_queue_pairs, options_.io_queue_pairs), "set number of queues");
   const std::uint32_t granted = std::min({options_.io_queue_pairs, (granted_dw0 & 0xffff) + 1, (granted_dw0 >> 16) + 1});

@@ -82,6 +82,8 @@ class controller {
 
   /// The I/O queue pairs (qid 1..n), with addresses for the side options.driver names.
   [[nodiscard]] const std::vector<queues::queue_pair_ref<>>& io_queues() const noexcept { return io_refs_; }
+  /// The recovery record of I/O queue pair `i` (qid i + 1), at its host address.
+  [[nodiscard]] queues::queue_health& io_health(std::size_t i) const;
 
   /**
    * @brief Runs one admin command and waits for it.
@@ -116,6 +118,7 @@ class controller {
   std::unique_ptr<ring_pair> admin_;
   std::vector<std::unique_ptr<ring_pair>> io_;
   std::vector<queues::queue_pair_ref<>> io_refs_;
+  dma_buffer unhealthy_;  ///< pairs out of service (queue_pair_storage::unhealthy), zeroed
   bool shut_down_ = false;
 };
 

@@ -11,6 +11,7 @@
 #include <bam/status.hpp>
 
 #include "queues/doorbell.hpp"
+#include "queues/pair_service.hpp"
 
 #include <cuda/std/span>
 
@@ -33,7 +34,8 @@ struct queue_control {
   alignas(cache_line_bytes) std::uint64_t sq_head = 0;      ///< controller fetched tickets < this (from CQE.sqhd)
   std::uint64_t cq_head = 0;                                ///< completions consumed
   std::uint32_t cq_lock = 0;                                ///< held while draining the CQ
-  std::uint32_t failed = 0;                                 ///< non-zero once a wait timed out: no new submissions
+  alignas(cache_line_bytes) std::uint32_t service = 0;      ///< pair_service: state and users
+  std::uint32_t epoch = 0;                                  ///< recoveries completed
 };
 static_assert(std::is_trivially_copyable_v<queue_control>);
 
@@ -69,6 +71,12 @@ struct queue_pair_storage {
   mailbox* mailboxes = nullptr;       ///< `depth` zeroed mailboxes, one per command id
   std::uint32_t depth = 0;            ///< entries in the SQ and in the CQ (2 ..= 65536)
   std::uint16_t qid = 0;              ///< queue id at the controller (SQ and CQ share it)
+  /// Host-visible recovery record (pinned host memory); null for a pair nobody recovers (the
+  /// admin queue, queue tests): a failure then stays until restart().
+  queue_health* health = nullptr;
+  /// Pairs of this pair's controller out of service (one word the controller's pairs share, in
+  /// the driving side's memory); null when nobody asks.
+  std::uint32_t* unhealthy = nullptr;
 };
 
 /**
@@ -86,7 +94,15 @@ struct queue_pair_storage {
  *    id's mailbox, advances the SQ head from CQE.sqhd, and writes the CQ head doorbell once.
  * 4. `wait` spins on its mailbox, taking a turn at draining the CQ while it waits.
  * Every wait is bounded by a deadline; a timeout marks the pair failed (a late completion could
- * otherwise land in a buffer already reused), and later submissions fail fast.
+ * otherwise land in a buffer already reused): submissions and waits for a slot or the doorbell
+ * then end with queue_failed (the caller goes to another pair), waits for a completion go on
+ * until it comes or their own deadline passes.
+ *
+ * Recovery (pairs with a queue_health record; see pair_service.hpp for the cycle): users
+ * bracket their use with try_enter() / leave(); the last user of a failed pair reports it
+ * quiet; after the host re-created the queues, the next try_enter() that finds itself alone
+ * resets the control words (restart()) and returns the pair to service. Tickets, command ids
+ * and mailbox generations start again from zero, so nothing of the old cycle is waited for.
  *
  * @tparam Scope scope of the control words: thread_scope_device for GPU threads (the CQ and
  * doorbells are always accessed at system scope).
@@ -101,8 +117,117 @@ class queue_pair_ref {
 
   [[nodiscard]] BAM_HD std::uint16_t qid() const { return s_.qid; }
   [[nodiscard]] BAM_HD std::uint32_t depth() const { return s_.depth; }
+  /// True while the pair is not in service (failed, or being reset).
   [[nodiscard]] BAM_HD bool failed() const {
-    return atomic<std::uint32_t>(s_.control->failed).load(cuda::std::memory_order_relaxed) != 0;
+    return service().state() != pair_state::in_service;
+  }
+  /// The pair's service word (relaxed snapshot).
+  [[nodiscard]] BAM_HD pair_service service() const {
+    return pair_service(atomic<std::uint32_t>(s_.control->service).load(cuda::std::memory_order_relaxed));
+  }
+  /// Recoveries this pair completed.
+  [[nodiscard]] BAM_HD std::uint32_t epoch() const {
+    return atomic<std::uint32_t>(s_.control->epoch).load(cuda::std::memory_order_relaxed);
+  }
+  /// True while no pair of this pair's controller is out of service (always, without the word).
+  [[nodiscard]] BAM_HD bool controller_healthy() const {
+    return s_.unhealthy == nullptr ||
+           atomic<std::uint32_t>(*s_.unhealthy).load(cuda::std::memory_order_acquire) == 0;
+  }
+
+  /**
+   * @brief Registers the caller as a user of the pair if it is in service.
+   * @return true: the caller may submit and wait on the pair until leave(); false: it may not
+   * (and is not registered)
+   * @note One acquire fetch_add registers and reads the state together. A caller that finds the
+   * pair failed, with no other user and the host's re-creation current, claims the reset with a
+   * CAS (failed, 1 user → resetting), restarts the control words, advances the epoch and
+   * returns the pair to service with a release fetch_add; the next users' acquire sees the
+   * reset words. No other thread touches the control words meanwhile: users enter only in
+   * service, and the failed pair had none (the host waited for `quiesced` before re-creating).
+   */
+  BAM_HD bool try_enter() const {
+    auto word = atomic<std::uint32_t>(s_.control->service);
+    const pair_service before(word.fetch_add(1, cuda::std::memory_order_acquire));
+    if (before.state() == pair_state::in_service) return true;
+    if (before.state() == pair_state::failed && before.users() == 0 && s_.health != nullptr) {
+      const std::uint32_t e = epoch();
+      if (detail::system_atomic<std::uint32_t>(s_.health->recreated).load(cuda::std::memory_order_acquire) == e + 1) {
+        std::uint32_t alone = pair_service::make(pair_state::failed, 1).raw();
+        if (word.compare_exchange_strong(alone, pair_service::make(pair_state::resetting, 1).raw(),
+                                         cuda::std::memory_order_acquire, cuda::std::memory_order_relaxed)) {
+          restart();
+          atomic<std::uint32_t>(s_.control->epoch).store(e + 1, cuda::std::memory_order_relaxed);
+          if (s_.unhealthy) atomic<std::uint32_t>(*s_.unhealthy).fetch_sub(1, cuda::std::memory_order_relaxed);
+          word.fetch_add(pair_service::transition(pair_state::resetting, pair_state::in_service),
+                         cuda::std::memory_order_release);
+          return true;
+        }
+      }
+    }
+    leave();
+    return false;
+  }
+
+  /**
+   * @brief Ends a use begun by a successful (or failed) try_enter.
+   * @note Release fetch_sub: the caller's uses of the pair happen before the host's recovery
+   * (which learns of them through `quiesced`). The user that leaves a failed pair empty writes
+   * `quiesced` (system-scope release); several may, with the same value.
+   */
+  BAM_HD void leave() const {
+    const pair_service before(atomic<std::uint32_t>(s_.control->service).fetch_sub(1, cuda::std::memory_order_acq_rel));
+    if (before.state() == pair_state::failed && before.users() == 1 && s_.health != nullptr) {
+      detail::system_atomic<std::uint32_t>(s_.health->quiesced).store(epoch() + 1, cuda::std::memory_order_release);
+    }
+  }
+
+  /**
+   * @brief Takes the pair out of service because the command of `cid` did not complete in time
+   * (or the controller broke the protocol: cid = queue_health::no_cid).
+   * @return status::timeout, for the caller to pass on
+   * @note The first failer of an epoch wins a CAS (in service → failed, users kept), counts the
+   * pair in its controller's `unhealthy` word and tells the host (lost_cid, then `failed`, a
+   * system-scope release). Later failers of the same epoch change nothing.
+   */
+  BAM_HD bam::status fail(std::uint32_t cid = queue_health::no_cid) const {
+    auto word = atomic<std::uint32_t>(s_.control->service);
+    std::uint32_t seen = word.load(cuda::std::memory_order_relaxed);
+    while (pair_service(seen).state() == pair_state::in_service) {
+      if (word.compare_exchange_weak(seen, seen + pair_service::transition(pair_state::in_service, pair_state::failed),
+                                     cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed)) {
+        if (s_.unhealthy) atomic<std::uint32_t>(*s_.unhealthy).fetch_add(1, cuda::std::memory_order_release);
+        if (s_.health) {
+          detail::system_atomic<std::uint32_t>(s_.health->lost_cid).store(cid, cuda::std::memory_order_relaxed);
+          detail::system_atomic<std::uint32_t>(s_.health->failed).store(epoch() + 1, cuda::std::memory_order_release);
+        }
+        break;
+      }
+    }
+    return bam::status::timeout;
+  }
+
+  /**
+   * @brief Owner only (no other thread uses the pair): forgets every ticket, command id and
+   * completion, as for freshly created queues: control words, ready words and mailboxes zeroed,
+   * every CQ entry's phase cleared. The service word and epoch are left alone.
+   * @note Called by try_enter's resetter, or by a host owner after re-creating the queues of a
+   * pair it drives itself. The CQ stores are system scope and fenced, so the controller's first
+   * completion of the new cycle lands on a cleared ring.
+   */
+  BAM_HD void restart() const {
+    queue_control& c = *s_.control;
+    for (std::uint64_t* w : {&c.sq_reserved, &c.sq_committed, &c.sq_head, &c.cq_head}) {
+      atomic<std::uint64_t>(*w).store(0, cuda::std::memory_order_relaxed);
+    }
+    atomic<std::uint32_t>(c.sq_lock).store(0, cuda::std::memory_order_relaxed);
+    atomic<std::uint32_t>(c.cq_lock).store(0, cuda::std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < s_.depth; ++i) {
+      atomic<std::uint64_t>(s_.sq_ready[i]).store(0, cuda::std::memory_order_relaxed);
+      atomic<std::uint64_t>(s_.mailboxes[i].seq).store(0, cuda::std::memory_order_relaxed);
+      detail::system_atomic<std::uint64_t>(s_.cq[i].dw23).store(0, cuda::std::memory_order_relaxed);
+    }
+    cuda::atomic_thread_fence(cuda::std::memory_order_seq_cst, cuda::thread_scope_system);
   }
   /// Command id that ticket `t` uses.
   [[nodiscard]] BAM_HD std::uint16_t cid_of(std::uint64_t t) const { return std::uint16_t(t % s_.depth); }
@@ -111,7 +236,8 @@ class queue_pair_ref {
    * @brief Places `cmd` (command id overwritten) in the SQ and publishes it to the controller.
    * @param[out] ticket identifies the command for wait()
    * @param deadline_ns absolute detail::now_ns() value after which the call gives up
-   * @return ok; timeout (the pair is then marked failed); queue_failed
+   * @return ok; timeout (the pair is then marked failed); queue_failed (the pair is out of
+   * service: nothing was submitted that anybody will wait for)
    * @note Acquire/release on the ready words and the doorbell lock order every entry's bytes
    * before the system-scope release store of the doorbell that publishes it.
    */
@@ -153,7 +279,8 @@ class queue_pair_ref {
     while (atomic<std::uint64_t>(m.seq).load(cuda::std::memory_order_acquire) != free_seq ||
            t >= atomic<std::uint64_t>(s_.control->sq_head).load(cuda::std::memory_order_acquire) + s_.depth - 1) {
       if (poll() == 0) {
-        if (expired(deadline_ns)) return fail();
+        if (failed()) return bam::status::queue_failed;
+        if (expired(deadline_ns)) return fail(cid_of(t));
         pause();
       }
     }
@@ -198,12 +325,15 @@ class queue_pair_ref {
           atomic<std::uint64_t>(c.sq_committed).store(end, cuda::std::memory_order_release);
         }
         detail::unlock<Scope>(c.sq_lock);
-        // An earlier ticket that is never written (its submitter timed out) blocks the doorbell.
+        // An earlier ticket that is never written (its submitter left a failed pair) blocks the
+        // doorbell: this caller leaves too.
         if (end == first) {
+          if (failed()) return bam::status::queue_failed;
           if (expired(deadline_ns)) return fail();
           pause();
         }
       } else {
+        if (failed()) return bam::status::queue_failed;
         if (expired(deadline_ns)) return fail();
         pause();
       }
@@ -234,7 +364,7 @@ class queue_pair_ref {
     while (atomic<std::uint64_t>(m.seq).load(cuda::std::memory_order_acquire) != done) {
       if (poll() == 0) {
         if (atomic<std::uint64_t>(m.seq).load(cuda::std::memory_order_acquire) == done) break;
-        if (expired(deadline_ns)) return completion_result{fail(), {}, 0};
+        if (expired(deadline_ns)) return completion_result{fail(cid_of(ticket)), {}, 0};
         pause();
       }
     }
@@ -301,8 +431,8 @@ class queue_pair_ref {
       atomic<std::uint64_t>(c.cq_head).store(head, cuda::std::memory_order_relaxed);
       s_.cq_doorbell.ring(std::uint32_t(head % s_.depth));
     }
-    if (protocol_error) atomic<std::uint32_t>(c.failed).store(1, cuda::std::memory_order_relaxed);
     detail::unlock<Scope>(c.cq_lock);
+    if (protocol_error) fail();
     return unsigned(head - first);
   }
 
@@ -311,10 +441,6 @@ class queue_pair_ref {
   using atomic = detail::atomic<T, Scope>;
 
   BAM_HD static bool expired(std::uint64_t deadline_ns) { return detail::now_ns() > deadline_ns; }
-  BAM_HD bam::status fail() const {
-    atomic<std::uint32_t>(s_.control->failed).store(1, cuda::std::memory_order_relaxed);
-    return bam::status::timeout;
-  }
 
   queue_pair_storage s_{};
 };
