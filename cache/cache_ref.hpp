@@ -3,6 +3,7 @@
 // unpin) over a Backend, written once for host threads and GPU warps.
 #pragma once
 
+#include "cache/admission.hpp"
 #include "cache/backend.hpp"
 #include "cache/clock_policy.hpp"
 #include "cache/coalesce.hpp"
@@ -49,6 +50,7 @@ struct cache_storage {
   cuda::std::span<std::uint64_t> slot_tags;             ///< n_slots tags
   cuda::std::span<std::byte> slot_data;                 ///< n_slots * page_bytes bytes (VRAM)
   std::uint64_t* clock_hand = nullptr;                  ///< one word
+  std::uint64_t* admission = nullptr;                   ///< one word (admission_ref)
   cuda::std::span<const page_table_ref<Scope>> ranges;  ///< one page table per range id
   cuda::std::span<std::uint64_t> stats;                 ///< stats_ref::words(ranges.size(), shards)
 };
@@ -59,7 +61,9 @@ struct page_pin {
   std::uint32_t slot = 0;      ///< the slot, when ok
   std::byte* data = nullptr;   ///< the page's first byte, when ok
   bool holds_pin = false;      ///< this lane (its peers' leader) holds the pin release() drops
+  std::uint32_t admitted = 0;  ///< admission units this lane returns at release() (one lane a group)
 };
+
 
 /**
  * @brief The device-side view of a page cache: trivially copyable, passed to kernels by value.
@@ -76,8 +80,13 @@ struct page_pin {
  * - A reader uses a slot only after pinning it and seeing `valid` with its page's tag, so it
  *   never reads a slot that is being written back or refilled for another page.
  * - A page is refilled only after its write-back completed (its entry is cleared after).
- * - Every wait (for a filler, a victim, an unpinned slot) ends at `timeout_ns` with
- *   status::timeout or status::no_slot; nothing waits forever on the cache's account. Calls into
+ * - Progress at any size: a group first tries to find all its pages resident, waiting for
+ *   nothing. A group that must wait (a miss, another thread's fill) holds admission for its
+ *   distinct pages (admission_ref) before it holds anything while waiting, or else drops its
+ *   pins first; so pinned and claimed slots of waiting groups never exhaust the cache, and a
+ *   small cache is slower, not failing.
+ * - Every wait (for a filler, a victim, admission) is bounded: waiting for other threads ends
+ *   only when nothing moved for `timeout_ns` (admission) or after a multiple of it; calls into
  *   the backend are bounded by the deadline the backend receives.
  *
  * Backend contract: see cache/backend.hpp (`read_page`/`write_page` on one page_io, called by one
@@ -85,10 +94,10 @@ struct page_pin {
  *
  * @tparam Backend a cache::backend, stored by value
  * @tparam Scope the scope of every atomic (system when host threads share the cache with GPUs)
- * @note Progress: lock-free apart from waiting for a page being filled or written back by another
- * thread, which is bounded by the time limit. A group must not hold more pins at once than the
- * cache has slots (n_slots must exceed the number of lanes resident at a time, as in BaM), or
- * its requests end in no_slot.
+ * @note Requirements: a group asks for at most n_slots distinct pages at once (32 slots serve
+ * any warp); more end in no_slot. A
+ * group that holds pinned pages (acquire() without release()) must not acquire more while it
+ * holds them: it would wait for admission that its own pages keep from others.
  */
 /// The staging record of a staged backend; for other backends, a record that is never active.
 template <class Backend>
@@ -116,6 +125,7 @@ class cache_ref {
   BAM_HD cache_ref(const cache_storage<Scope>& storage, cache_options options, Backend backend) noexcept
       : slots_(storage.slot_states, storage.slot_tags),
         clock_(storage.clock_hand),
+        admission_(storage.admission, static_cast<std::uint32_t>(storage.slot_states.size())),
         ranges_(storage.ranges.data()),
         stats_(storage.stats, static_cast<std::uint32_t>(storage.ranges.size())),
         data_(storage.slot_data.data()),
@@ -129,6 +139,7 @@ class cache_ref {
   BAM_HD std::uint32_t n_ranges() const noexcept { return n_ranges_; }     ///< range ids
   BAM_HD const stats_ref<Scope>& stats() const noexcept { return stats_; }  ///< counters
   BAM_HD const slot_table_ref<Scope>& slots() const noexcept { return slots_; }  ///< slot states
+  BAM_HD const admission_ref<Scope>& admission() const noexcept { return admission_; }  ///< the gate
 
   /**
    * @brief Makes `key` resident and pins it for the caller's lane and its peers.
@@ -147,12 +158,14 @@ class cache_ref {
   /**
    * @brief Ends the use of a page pinned by acquire() (collective).
    * @note The group syncs, so every peer is done with the bytes, then the leader unpins
-   * (release order: the peers' accesses happen before any later eviction of the slot).
+   * (release order: the peers' accesses happen before any later eviction of the slot), and the
+   * lane that holds the group's admission returns it.
    */
   template <detail::lane_group Group>
   BAM_HD void release(Group& g, const page_pin& pin) const {
     g.sync();
     if (pin.holds_pin) slots_.unpin(pin.slot);
+    if (pin.admitted != 0) admission_.leave(pin.admitted);
   }
 
   /**
@@ -264,45 +277,103 @@ class cache_ref {
 
   /**
    * @brief Coalesces, lets each leader look its page up, and hands the result to the peers.
-   * @note With a staged backend a fill is published only after the group's collective
-   * finish_reads, so a leader must never wait for another thread's fill while its own group
-   * holds unpublished ones (it could wait for a page its own group is evicting, or two warps
-   * for each other). Such lookups return `retry`: the group reads and publishes what it
-   * claimed, then the unresolved lanes go round again, bounded by the time limit. Without
-   * staging, lookups wait in place and the loop runs once.
+   * @note Passes: the first only pins pages found resident and waits for nothing. If a lane is
+   * left unresolved, the group takes admission for all its distinct pages (one lane, result
+   * shuffled); when the gate is full it first drops the pins it took, so it holds nothing while
+   * it waits. Admitted, leaders fill, evict and wait for other fillers. With a staged backend a
+   * fill is published only after the group's collective finish_reads, so a leader must never
+   * wait for another thread's fill while its own group holds unpublished ones (it could wait for
+   * a page its own group is evicting, or two warps for each other): such lookups return `retry`,
+   * the group reads and publishes what it claimed, then the unresolved lanes go round again,
+   * bounded by twice the time limit (one lost fill of another thread, then this group's own).
+   * Without staging, lookups wait in place.
    */
   template <detail::lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
-    page_pin mine{status::out_of_range, 0, nullptr, false};
+    page_pin mine{status::out_of_range, 0, nullptr, false, 0};
     bool unresolved = valid;
-    std::uint64_t limit = 0;  // set when a lane first has to go round again
+    std::uint32_t admitted = 0;  // the group's units, known to every lane
+    std::uint64_t limit = 0;     // set when a lane first has to go round again under admission
+    unsigned hit_requests = 0;   // lanes of a first-pass hit this lane leads: counted once kept
     detail::backoff wait;
     while (g.ballot(unresolved) != 0) {
       const coalesced_request req = coalesce(g, unresolved ? make_tag(key) : no_page_tag);
       // Peers may mix loads and stores of one page: the leader pins for writing if any peer writes.
       const bool any_write = (g.ballot(unresolved && mode == access_mode::write) & req.peers) != 0;
+      const access_mode want = any_write ? access_mode::write : access_mode::read;
       const bool leader = unresolved && req.led_by(g.rank());
       pending_fill pending{};
       outcome led{};
-      if (leader) led = lookup(key, any_write ? access_mode::write : access_mode::read, req.count, pending);
+      if (leader && admitted != 0) {
+        led = lookup(key, want, req.count, pending);
+      } else if (leader) {
+        led = try_hit(key, want);
+        if (led.result == status::ok) hit_requests = req.count;
+      }
       led = finish_fills(g, pending, led);
       const outcome o = unpack(g.shfl(pack(led), req.leader));
       if (unresolved && o.result != retry) {
         unresolved = false;
-        mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader}
-                                      : page_pin{o.result, 0, nullptr, false};
+        mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader, 0}
+                                      : page_pin{o.result, 0, nullptr, false, 0};
       }
-      if (unresolved) {
-        if (limit == 0) limit = deadline();
-        if (detail::now_ns() > limit) {
-          unresolved = false;
-          mine = page_pin{status::timeout, 0, nullptr, false};
-        } else {
-          wait();
-        }
+      if (g.ballot(unresolved) == 0) break;
+      if (admitted == 0) {
+        admitted = admit(g, key, valid, unresolved, mine, hit_requests);
+        if (admitted == 0) break;  // every lane failed: stalled or too many pages
+        continue;
       }
+      if (limit == 0) limit = detail::now_ns() + 2 * timeout_ns_;
+      if (detail::now_ns() > limit) {
+        if (unresolved) mine = page_pin{status::timeout, 0, nullptr, false, 0};
+        break;
+      }
+      wait();
     }
+    if (hit_requests != 0) count_hit(key.range, hit_requests);
+    // The lowest member returns the group's units at release().
+    if (admitted != 0 && g.rank() == unsigned(cuda::std::countr_zero(g.ballot(true)))) mine.admitted = admitted;
     return mine;
+  }
+
+  /**
+   * @brief Takes admission for the group's distinct pages (collective).
+   * @return the units taken, the same on every lane; 0 when the group could not be admitted, in
+   * which case every valid lane's pin was dropped and its result is no_slot (more pages than the
+   * gate's capacity) or timeout (nothing moved in the cache for the time limit)
+   * @note Tries once while holding the first pass's pins; refused, it drops them (the pinned
+   * lanes become unresolved again, their hits uncounted) and waits.
+   */
+  template <detail::lane_group Group>
+  BAM_HD std::uint32_t admit(Group& g, page_key key, bool valid, bool& unresolved, page_pin& mine,
+                             unsigned& hit_requests) const {
+    const coalesced_request all = coalesce(g, valid ? make_tag(key) : no_page_tag);
+    const auto k = std::uint32_t(cuda::std::popcount(g.ballot(valid && all.led_by(g.rank()))));
+    const unsigned first = unsigned(cuda::std::countr_zero(g.ballot(true)));
+    status st = status::ok;
+    if (g.rank() == first) {
+      st = k > admission_.capacity() ? status::no_slot : admission_.try_enter(k) ? status::ok : retry;
+    }
+    st = static_cast<status>(g.shfl(std::uint64_t(st), first));
+    if (st == retry) {
+      if (mine.holds_pin) slots_.unpin(mine.slot);
+      hit_requests = 0;
+      if (valid) {
+        unresolved = true;
+        mine = page_pin{status::out_of_range, 0, nullptr, false, 0};
+      }
+      if (g.rank() == first) st = admission_.enter(k, timeout_ns_);
+      st = static_cast<status>(g.shfl(std::uint64_t(st), first));
+    }
+    if (st == status::ok) return k;
+    if (mine.holds_pin) slots_.unpin(mine.slot);
+    hit_requests = 0;
+    if (valid) {
+      unresolved = false;
+      mine = page_pin{st, 0, nullptr, false, 0};
+      if (all.led_by(g.rank())) stats_.add(key.range, counter::failures, 1);
+    }
+    return 0;
   }
 
   /// A fill whose read a staged backend recorded (the slot is busy, the entry claimed);
@@ -314,6 +385,19 @@ class cache_ref {
     std::uint32_t slot = 0;
     typename staging_of<Backend>::type staged{};
   };
+
+  /// Leader, first pass: pins `key` if it is resident; else `retry` (resolved under admission).
+  BAM_HD outcome try_hit(page_key key, access_mode mode) const {
+    const page_entry entry = ranges_[key.range].load(key.page);
+    if (!entry.resident() || !slots_.try_pin(entry.slot(), make_tag(key), mode)) return outcome{retry, 0};
+    return outcome{status::ok, entry.slot()};
+  }
+
+  /// Counts a hit served to `requests` lanes.
+  BAM_HD void count_hit(std::uint32_t range, unsigned requests) const {
+    stats_.add(range, counter::hits, 1);
+    if (requests > 1) stats_.add(range, counter::coalesced, requests - 1);
+  }
 
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.
   BAM_HD outcome lookup(page_key key, access_mode mode, unsigned requests, pending_fill& pending) const {
@@ -391,27 +475,25 @@ class cache_ref {
    * and publishes it pinned once for the caller (complete_fill) — or, when a staged backend
    * still owes the copy, leaves slot and entry claimed in `pending` for acquire_if to publish
    * after finish_reads. On failure the entry is cleared again. Without `wait_for_victim`, a
-   * clock sweep that finds no victim ends the fill with no_slot at once (prefetch).
+   * clock sweep that finds no victim ends the fill with no_slot at once (prefetch). A victim
+   * whose write-back fails stays resident and dirty (evict), and the fill takes another, until
+   * the time limit: only then does the write-back's failure become this access's.
    */
   BAM_HD outcome fill(page_table_ref<Scope> table, page_key key, access_mode mode,
                       std::uint64_t limit, pending_fill& pending, bool wait_for_victim) const {
     const std::uint32_t steps = clock_policy_ref<Scope>::default_steps(slots_.size());
     detail::backoff wait;
-    victim v = clock_.find_victim(slots_, steps);
-    while (v.result != status::ok) {
-      if (!wait_for_victim || detail::now_ns() > limit) {
-        table.clear(key.page);
-        return outcome{status::no_slot, 0};
-      }
-      wait();
+    victim v{};
+    for (;;) {
       v = clock_.find_victim(slots_, steps);
-    }
-    if (v.prior.state() == slot_state::valid) {
-      const status st = evict(v.slot, v.prior, limit);
-      if (st != status::ok) {
+      status st = v.result;
+      if (st == status::ok && v.prior.state() == slot_state::valid) st = evict(v.slot, v.prior, limit);
+      if (st == status::ok) break;
+      if (!wait_for_victim || detail::now_ns() > limit) {
         table.clear(key.page);
         return outcome{st, 0};
       }
+      wait();
     }
     status st = status::ok;
     if constexpr (staged_backend<Backend>) {
@@ -498,6 +580,7 @@ class cache_ref {
 
   slot_table_ref<Scope> slots_;
   clock_policy_ref<Scope> clock_;
+  admission_ref<Scope> admission_;
   const page_table_ref<Scope>* ranges_;
   stats_ref<Scope> stats_;
   std::byte* data_;

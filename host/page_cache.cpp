@@ -20,7 +20,7 @@ std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"
 
 /// Every allocation of the cache. Tables and slots are on the side that drives the queues.
 struct page_cache::buffers {
-  dma_buffer slots, states, tags, clock, stats, table_refs, placements, pairs, first_of;
+  dma_buffer slots, states, tags, clock, admission, stats, table_refs, placements, pairs, first_of;
   dma_buffer frames, frame_lists, frame_prps, slot_lists, slot_prps, errors, histogram;
   std::vector<dma_buffer> tables;
 };
@@ -37,6 +37,11 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
   BAM_EXPECTS(n_slots_ >= 2, "page_cache: cache_bytes " + std::to_string(options_.cache_bytes) +
                                  " holds fewer than two pages of " + std::to_string(options_.page_bytes));
   on_gpu_ = controllers_[0]->driver() == host::io_driver::gpu && memory_.has_device_memory();
+  // A warp may want 32 distinct pages at once (cache::admission_ref).
+  BAM_EXPECTS(!on_gpu_ || n_slots_ >= 32, "page_cache: cache_bytes " + std::to_string(options_.cache_bytes) +
+                                             " holds " + std::to_string(n_slots_) + " pages of " +
+                                             std::to_string(options_.page_bytes) +
+                                             " bytes; a GPU cache needs at least 32 (a warp's distinct pages)");
   for (const auto* c : controllers_) {
     BAM_EXPECTS(c->driver() == controllers_[0]->driver(), "page_cache: controllers are driven from different sides");
     BAM_EXPECTS(c->max_transfer_bytes() == 0 || c->max_transfer_bytes() >= options_.page_bytes,
@@ -61,6 +66,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
   b_->states = alloc(std::size_t{n_slots_} * sizeof(std::uint32_t));
   b_->tags = alloc(std::size_t{n_slots_} * sizeof(std::uint64_t));
   b_->clock = alloc(sizeof(std::uint64_t));
+  b_->admission = alloc(sizeof(std::uint64_t));
   b_->stats = alloc(cache::stats_ref<>::words(options_.max_arrays, stats_shards) * sizeof(std::uint64_t));
   b_->table_refs = alloc(options_.max_arrays * sizeof(cache::page_table_ref<>));
   b_->placements = alloc(options_.max_arrays * sizeof(range_placement));
@@ -139,6 +145,7 @@ page_cache::cache_type page_cache::ref() const {
   st.slot_tags = {reinterpret_cast<std::uint64_t*>(ptr(b_->tags)), n_slots_};
   st.slot_data = {ptr(b_->slots), std::size_t{n_slots_} * options_.page_bytes};
   st.clock_hand = reinterpret_cast<std::uint64_t*>(ptr(b_->clock));
+  st.admission = reinterpret_cast<std::uint64_t*>(ptr(b_->admission));
   st.ranges = {reinterpret_cast<const cache::page_table_ref<>*>(ptr(b_->table_refs)), options_.max_arrays};
   if (options_.statistics) {
     st.stats = {reinterpret_cast<std::uint64_t*>(ptr(b_->stats)),

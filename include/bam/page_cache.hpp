@@ -27,10 +27,10 @@ class controller;
 
 struct page_cache_options {
   std::size_t page_bytes = 4096;           ///< bytes per page: a multiple of every namespace's block size
-  /// Slot memory (VRAM): cache_bytes / page_bytes slots. A lane holds its page pinned while its
-  /// warp's other leaders finish, so there must be more slots than distinct pages the resident
-  /// lanes can pin at once (at most SMs x 2048 lanes); otherwise accesses end in timeout or
-  /// no_slot errors rather than progress (BaM has the same bound).
+  /// Slot memory (VRAM): cache_bytes / page_bytes slots, at least 32 on a GPU (a warp's
+  /// distinct pages). Any grid makes progress on any such cache: warps that
+  /// must wait for misses are admitted only while their pages fit (cache::admission_ref), so a
+  /// small cache is slower, never failing.
   std::size_t cache_bytes = std::size_t{1} << 30;
   std::chrono::milliseconds timeout{10'000};        ///< bound on every wait of one access
   /// Upper bound on pinned frame memory (queue pairs x queue depth x page size); construction

@@ -119,8 +119,10 @@ TEST(CacheRef, ReadFailureRollsBack) {
   EXPECT_EQ(load_word(ref, {0, 3}, 0), pattern_word(0, 3, 0));
 }
 
+// The only victim's write-back keeps failing: the fill tries it again until its time limit,
+// then reports the failure; the page stays resident and dirty.
 TEST(CacheRef, WriteBackFailureKeepsThePageDirtyAndResident) {
-  test_cache c({.n_slots = 1, .page_bytes = 512, .range_pages = {16}});
+  test_cache c({.n_slots = 1, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
   const auto ref = c.ref();
   store_word(ref, {0, 0}, 0, 77);
   c.store().fail_tag = cache::make_tag({0, 0});
@@ -147,7 +149,9 @@ TEST(CacheRef, HungReadEndsInTimeout) {
   EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0));
 }
 
-TEST(CacheRef, NoSlotWhileEverySlotIsPinned) {
+// A thread that keeps pages pinned while it asks for more breaks acquire()'s contract: it waits
+// for admission its own pages hold, and gives up once nothing moved for the time limit.
+TEST(CacheRef, AcquireWhileHoldingEverySlotTimesOut) {
   test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 30ms});
   const auto ref = c.ref();
   single_lane lane;
@@ -155,11 +159,14 @@ TEST(CacheRef, NoSlotWhileEverySlotIsPinned) {
   const cache::page_pin b = ref.acquire(lane, {0, 1}, access_mode::write);
   ASSERT_EQ(a.result, status::ok);
   ASSERT_EQ(b.result, status::ok);
+  EXPECT_EQ(ref.admission().held_now(), 2U) << "each miss holds its unit until release";
+  const auto start = std::chrono::steady_clock::now();
   const cache::page_pin none = ref.acquire(lane, {0, 2}, access_mode::read);
-  EXPECT_EQ(none.result, status::no_slot);
+  EXPECT_EQ(none.result, status::timeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 30ms);
   EXPECT_EQ(none.data, nullptr);
   ref.release(lane, none);
-  EXPECT_TRUE(c.entry(0, 2).empty()) << "the claim is given back";
+  EXPECT_TRUE(c.entry(0, 2).empty()) << "nothing was claimed";
   EXPECT_EQ(c.state(a.slot).pins(), 1U);
   EXPECT_EQ(c.state(b.slot).pins(), 1U);
   ref.release(lane, a);

@@ -37,7 +37,7 @@ class test_cache {
 
   /// The view kernels (here: threads) use.
   ref_type ref() {
-    const cache::cache_storage<> storage{states_, tags_, data_, &hand_, tables_, stats_};
+    const cache::cache_storage<> storage{states_, tags_, data_, &hand_, &admission_, tables_, stats_};
     return ref_type(storage, options_, fake_backend{&store_});
   }
 
@@ -55,6 +55,7 @@ class test_cache {
   std::vector<std::uint64_t> tags_;
   std::vector<std::byte> data_;
   std::uint64_t hand_ = 0;
+  std::uint64_t admission_ = 0;
   std::vector<std::vector<std::uint32_t>> entries_;
   std::vector<cache::page_table_ref<>> tables_;
   std::vector<std::uint64_t> stats_;

@@ -67,7 +67,7 @@ class managed {
 /// Owner of a one-range cache in managed memory.
 struct gpu_cache_owner {
   gpu_cache_owner(std::uint32_t n_slots, std::uint64_t n_pages)
-      : states(n_slots), tags(n_slots), data(std::size_t{n_slots} * page_bytes), hand(1),
+      : states(n_slots), tags(n_slots), data(std::size_t{n_slots} * page_bytes), hand(1), admission(1),
         entries(n_pages), tables(1), stats(cache::stats_ref<>::words(1, 64)), store(n_pages * page_bytes) {
     tables[0] = cache::page_table_ref<>(entries.span());
     for (std::uint64_t p = 0; p < n_pages; ++p) {
@@ -75,7 +75,7 @@ struct gpu_cache_owner {
     }
   }
   gpu_cache ref() const {
-    const cache::cache_storage<> s{states.span(), tags.span(), data.span(), hand.data(),
+    const cache::cache_storage<> s{states.span(), tags.span(), data.span(), hand.data(), admission.data(),
                                    cuda::std::span<const cache::page_table_ref<>>(tables.data(), 1),
                                    stats.span()};
     return gpu_cache(s, cache::cache_options{page_bytes, 10'000'000'000ULL}, device_store_backend{store.data()});
@@ -84,6 +84,7 @@ struct gpu_cache_owner {
   managed<std::uint64_t> tags;
   managed<std::byte> data;
   managed<std::uint64_t> hand;
+  managed<std::uint64_t> admission;
   managed<std::uint32_t> entries;
   managed<cache::page_table_ref<>> tables;
   managed<std::uint64_t> stats;
