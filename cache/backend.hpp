@@ -39,9 +39,14 @@ struct page_io {
  *   transfer is complete and visible to the calling thread (a read's bytes can be read by it; a
  *   write is durable as far as later read_page calls of any thread are concerned, given the
  *   happens-before the cache establishes between the two calls).
- * - It returns `status::timeout` rather than wait past `io.deadline_ns`, and
+ * - It returns `status::timeout` rather than wait past `io.deadline_ns` (or its own limit on
+ *   one command: nvme_backend bounds each command from its submission), and
  *   `status::io_error` when the transfer failed. A backend whose device may still DMA into a
- *   slot after giving up must abort the command (or reset the queue) before it returns.
+ *   slot after giving up must make sure it cannot land in a reused slot (nvme_backend's frames
+ *   stay reserved until the queue is deleted and re-created).
+ * - `write_page` may return `status::queue_failed` when it cannot issue the write for now (held
+ *   back while the backend recovers): nothing was written; the cache keeps the page dirty and
+ *   writes it later.
  *
  * The calls are const: a backend is a trivially copyable view (like queues' queue_set_ref, or a
  * test fake holding a pointer to its store), kept by value in cache_ref.

@@ -95,6 +95,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
   s.queue_depth = depth_;
   s.page_bytes = std::uint32_t(options_.page_bytes);
   s.controller_base = controllers_[0]->index();
+  s.command_timeout_ns = std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(options_.timeout).count());
   s.errors = reinterpret_cast<device_error*>(ptr(b_->errors));
   s.latency_histogram = options_.latency_histogram ? reinterpret_cast<std::uint64_t*>(ptr(b_->histogram)) : nullptr;
 

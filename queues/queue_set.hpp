@@ -45,6 +45,27 @@ class queue_set_ref {
     return pick(controller, detail::worker_id());
   }
 
+  /// What enter() returns when every pair of the controller is out of service.
+  static constexpr std::uint32_t no_pair = ~std::uint32_t{0};
+
+  /**
+   * @brief Registers the caller as a user (queue_pair_ref::try_enter) of a pair of `controller`
+   * in service: the one for `worker` if it is, else the next in service.
+   * @return the pair's index (the caller must leave() it), or no_pair
+   */
+  [[nodiscard]] BAM_HD std::uint32_t enter(std::uint32_t controller, std::uint32_t worker) const {
+    const std::uint32_t n = pairs_of(controller);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t index = first_[controller] + (worker + i) % n;
+      if (pairs_[index].try_enter()) return index;
+    }
+    return no_pair;
+  }
+  /// True while every pair of `controller` is in service.
+  [[nodiscard]] BAM_HD bool healthy(std::uint32_t controller) const {
+    return pairs_[first_[controller]].controller_healthy();
+  }
+
  private:
   const queue_pair_ref<Scope>* pairs_ = nullptr;
   const std::uint32_t* first_ = nullptr;

@@ -153,7 +153,7 @@ search_results ivf_searcher::search(const matrix<float>& queries, const search_o
     // Scan the lists, then merge nprobe x k candidates per query.
     const std::uint32_t ahead = look_ahead_pages(o, src, pairs, nl);
     const scan_args a{s.queries.data(), s.offsets.data(), s.pair_slot.data(), s.pair_begin.data(), s.chunk_begin.data(),
-                      nl, d, np, k, per_item, index_.metric(), s.batches % 2 == 1, ahead > 0, s.counters.data(),
+                      nl, d, np, k, per_item, index_.metric(), s.batches % 2 == 1, s.counters.data(),
                       s.counters.data() + 1, ahead, s.cand_key.data(), s.cand_row.data()};
     BAM_CUDA_TRY(cudaMemset(s.counters.data(), 0, 2 * sizeof(std::uint32_t)));
     const std::uint64_t items_bound = nl + ceil_div(pairs, per_item);

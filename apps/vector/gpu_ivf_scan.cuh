@@ -38,10 +38,9 @@ struct scan_args {
   std::uint32_t queries_per_item;          ///< scan_queries_per_item: pairs per work item
   metric m;
   bool reverse;                            ///< take work items last list first
-  bool prefetch_next;                      ///< a look-ahead warp per block reads ahead of the scan
   std::uint32_t* next_item;                ///< the work-item counter blocks take items from; 0 at launch
   std::uint32_t* ahead_chunk;              ///< the look-ahead warps' chunk counter; 0 at launch
-  std::uint32_t ahead_pages;               ///< how far ahead of the scan the look-ahead warps read
+  std::uint32_t ahead_pages;               ///< pages a look-ahead warp per block reads ahead; 0: none
   float* out_key;                          ///< nq * nprobe * k candidate keys
   std::int64_t* out_row;                   ///< and their rows (-1: none)
 };

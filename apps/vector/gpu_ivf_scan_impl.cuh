@@ -85,15 +85,22 @@ __device__ inline std::uint32_t item_at(const scan_args& a, std::uint32_t items,
   return a.reverse ? items - 1 - b : b;
 }
 
-/// The list of work item w: list_chunk_begin[l] <= w < list_chunk_begin[l + 1].
-__device__ inline std::uint32_t list_of(const scan_args& a, std::uint32_t w) {
-  std::uint32_t lo = 0, hi = a.n_lists;
+/// The last l in [0, n) with begin[l] <= x, for an ascending per-list prefix sum `begin`
+/// (list_chunk_begin, list_offsets) whose first entry is at most x: the list that holds x.
+template <class T, class U>
+__device__ inline std::uint32_t list_holding(const T* begin, std::uint32_t n, U x) {
+  std::uint32_t lo = 0, hi = n;
   while (hi - lo > 1) {
     const std::uint32_t mid = (lo + hi) / 2;
-    if (a.list_chunk_begin[mid] <= w) lo = mid;
+    if (begin[mid] <= x) lo = mid;
     else hi = mid;
   }
   return lo;
+}
+
+/// The list of work item w: list_chunk_begin[l] <= w < list_chunk_begin[l + 1].
+__device__ inline std::uint32_t list_of(const scan_args& a, std::uint32_t w) {
+  return list_holding(a.list_chunk_begin, a.n_lists, w);
 }
 
 /// Warp `part` of `parts` prefetches its share of list l's elements (collective over the warp).
@@ -104,17 +111,6 @@ __device__ void prefetch_list(const Store& store, bam::gpu::warp_group& g, const
   const std::uint64_t share = (n + parts - 1) / parts;
   const std::uint64_t p0 = min(n, part * share);
   store.prefetch(g, first + p0, min(n - p0, share));
-}
-
-/// The list holding row `row` (list_offsets[l] <= row < list_offsets[l + 1], the last such l).
-__device__ inline std::uint32_t list_of_row(const scan_args& a, std::uint64_t row) {
-  std::uint32_t lo = 0, hi = a.n_lists;
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (a.list_offsets[mid] <= row) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }
 
 inline constexpr std::uint32_t no_chunk = 0xffffffffu;
@@ -155,7 +151,7 @@ __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const sc
     if (c == no_chunk) return;
     const std::uint64_t s = std::uint64_t(c) * chunk, e = min(total, s + chunk);  // in scan order
     const std::uint64_t b = a.reverse ? total - e : s, end = a.reverse ? total - s : e;
-    for (std::uint32_t l = list_of_row(a, b / a.dim); l < a.n_lists && a.list_offsets[l] * a.dim < end; ++l) {
+    for (std::uint32_t l = list_holding(a.list_offsets, a.n_lists, b / a.dim); l < a.n_lists && a.list_offsets[l] * a.dim < end; ++l) {
       if (a.list_chunk_begin[l + 1] == a.list_chunk_begin[l]) continue;  // no pair of the batch probes it
       const std::uint64_t lb = max(b, a.list_offsets[l] * a.dim), le = min(end, a.list_offsets[l + 1] * a.dim);
       if (le > lb) store.prefetch(g, lb, le - lb);
@@ -278,18 +274,23 @@ __global__ void __launch_bounds__(scan_threads<Q> + 32, scan_min_blocks<Q>) scan
   }
 }
 
-template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
-void launch(const Store& store, const scan_args& a, std::uint64_t blocks) {
-  const std::size_t smem = scan_layout<T, Q, C, TV>::bytes(a.dim);
+/// The shared memory a block of the current GPU may opt in to.
+inline std::size_t block_smem_limit() {
   int device = 0, limit = 0;
   BAM_CUDA_TRY(cudaGetDevice(&device));
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  BAM_EXPECTS(smem <= std::size_t(limit), "IVF scan: dimension " + std::to_string(a.dim) + " with k = " +
+  return std::size_t(limit);
+}
+
+template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
+void launch(const Store& store, const scan_args& a, std::uint64_t blocks) {
+  const std::size_t smem = scan_layout<T, Q, C, TV>::bytes(a.dim), limit = block_smem_limit();
+  BAM_EXPECTS(smem <= limit, "IVF scan: dimension " + std::to_string(a.dim) + " with k = " +
                                               std::to_string(a.k) + " needs " + std::to_string(smem) +
                                               " bytes of shared memory per block, the GPU has " + std::to_string(limit));
   auto* kernel = &scan_kernel<T, Q, C, TV, Store>;
   BAM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<unsigned(blocks), scan_threads<Q> + (a.prefetch_next ? 32 : 0), smem>>>(a, store);
+  kernel<<<unsigned(blocks), scan_threads<Q> + (a.ahead_pages > 0 ? 32 : 0), smem>>>(a, store);
   check_launch("IVF list scan");
 }
 
@@ -306,13 +307,10 @@ decltype(auto) with_scan_shape(std::uint32_t k, std::uint32_t dim, F&& f) {
 /// scan_queries_per_item for element type T (see gpu_ivf_scan.cuh).
 template <class T>
 std::uint32_t queries_per_item_for(std::uint32_t dim, std::uint32_t k) {
-  int device = 0, limit = 0;
-  BAM_CUDA_TRY(cudaGetDevice(&device));
-  BAM_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t bytes = with_scan_shape<T>(k, dim, [&](auto cap, auto tv) {
     return scan_layout<T, scan_queries_max, decltype(cap)::value, decltype(tv)::value>::bytes(dim);
   });
-  return bytes <= std::size_t(limit) ? scan_queries_max : scan_queries_min;
+  return bytes <= block_smem_limit() ? scan_queries_max : scan_queries_min;
 }
 
 }  // namespace scan_detail

@@ -50,6 +50,8 @@ class nvme_backend {
     std::uint32_t queue_depth = 0;
     std::uint32_t page_bytes = 0;
     std::uint32_t controller_base = 0;  ///< index of controller 0 in error messages
+    /// Bound on each command, from its submission: past it the command counts as lost.
+    std::uint64_t command_timeout_ns = 1'000'000'000;
     device_error* errors = nullptr;
     /// latency_buckets words: commands whose submit-to-completion time was in
     /// [2^b, 2^(b+1)) ns land in bucket b (the last bucket takes everything longer); may be null.
@@ -77,18 +79,22 @@ class nvme_backend {
    * @brief Performs the reads every lane of `g` recorded (collective; each lane passes its own
    * record, active or not) and returns each lane's status; on ok its slot holds the page.
    *
-   * The lanes whose pages live on one controller form a round: one lane reserves consecutive
-   * tickets for all of them on their queue pair (queue_pair_ref::reserve(n)), each lane submits
-   * its read and waits for it, then the whole group copies the round's frames into their slots,
-   * 16 bytes per lane per step (512 contiguous bytes of a frame per warp load: few, large PCIe
-   * reads instead of one lane's ~128 scattered ones), and each lane releases its command id.
+   * The lanes whose pages live on one controller form a round: one lane enters a pair of that
+   * controller in service (its SM's, else the next: queue_set_ref::enter) and reserves
+   * consecutive tickets for all of them (queue_pair_ref::reserve(n)), each lane submits its read
+   * and waits for it, then the whole group copies the round's frames into their slots, 16 bytes
+   * per lane per step (512 contiguous bytes of a frame per warp load: few, large PCIe reads
+   * instead of one lane's ~128 scattered ones), each lane releases its command id, and the lane
+   * leaves the pair. A lane whose pair went out of service before its command was published
+   * (queue_failed) goes again in a later round, on another pair: only a command that was
+   * published and then lost fails its lane (timeout).
    * @note No wait cycle: a lane holds command ids only of its group's current round, whose
    * tickets are consecutive, so every ticket waits only for earlier reservations (depth must
    * exceed the group size; page_cache checks it), and a group never holds ids on two pairs.
    * The first sync orders every lane's acquire of its completion before its peers' loads of
    * its frame; the loads bypass L1 (a frame is rewritten for every command). The second
    * orders the peers' loads before each lane releases its command id, and their slot stores
-   * before the cache publishes the slots.
+   * before the cache publishes the slots; the pair is left after it.
    */
   template <class Group>
   BAM_HD status finish_reads(Group& g, const staged& mine) const {
@@ -100,13 +106,25 @@ class nvme_backend {
     const unsigned n = unsigned(cuda::std::popcount(members));
     const std::uint32_t my_controller = mine.active() ? controller_of(mine.io.key) : 0;
     status result = status::ok;
+    std::uint64_t recovery_limit = 0;  // set when a round first finds no pair in service
+    detail::backoff wait;
     while (todo != 0) {
       const unsigned lead = unsigned(cuda::std::countr_zero(todo));
       const auto controller = std::uint32_t(g.shfl(my_controller, lead));
       const bool in_round = ((todo >> g.rank()) & 1) != 0 && my_controller == controller;
       const detail::lane_mask round = g.ballot(in_round);
-      todo &= ~round;
-      const auto pair = std::uint32_t(g.shfl(s_.queues.index_of(controller, detail::worker_id()), lead));
+      std::uint32_t pair = 0;
+      if (g.rank() == lead) pair = s_.queues.enter(controller, detail::worker_id());
+      pair = std::uint32_t(g.shfl(pair, lead));
+      if (pair == queues::queue_set_ref<>::no_pair) {  // every pair is being recovered: wait, bounded
+        if (recovery_limit == 0) recovery_limit = detail::now_ns() + recovery_bound_ns();
+        if (detail::now_ns() > recovery_limit) {
+          if (in_round) result = status::queue_failed;
+          todo &= ~round;
+        }
+        wait();
+        continue;
+      }
       const auto& qp = s_.queues.at(pair);
       std::uint64_t first = 0;
       if (g.rank() == lead) first = qp.reserve(std::uint32_t(cuda::std::popcount(round)));
@@ -114,8 +132,9 @@ class nvme_backend {
       const std::uint64_t t = first + std::uint64_t(cuda::std::popcount(round & below));
       std::byte* frame = nullptr;
       bool holds = false;
-      if (in_round) result = issue(qp, pair, controller, t, mine.io, nvme::io_opcode::read, frame, holds);
-      detail::lane_mask copies = g.ballot(in_round && result == status::ok && frame != nullptr);
+      status st = status::ok;
+      if (in_round) st = issue(qp, pair, controller, t, mine.io, nvme::io_opcode::read, frame, holds);
+      detail::lane_mask copies = g.ballot(in_round && st == status::ok && frame != nullptr);
       g.sync();
       while (copies != 0) {
         const unsigned j = unsigned(cuda::std::countr_zero(copies));
@@ -126,47 +145,81 @@ class nvme_backend {
       }
       g.sync();
       if (holds) qp.release(t);
+      if (g.rank() == lead) qp.leave();
+      // Lanes turned away before their command was published go again, on another pair.
+      todo &= ~g.ballot(in_round && st != status::queue_failed);
+      if (in_round && st != status::queue_failed) result = st;
     }
     return result;
   }
 
-  /// Writes `io.data` to the page's blocks, from one thread, on its SM's pair.
+  /**
+   * @brief Writes `io.data` to the page's blocks, from one thread, on a pair of its controller.
+   * @return ok; io_error or timeout (the command failed or was lost: recorded); queue_failed,
+   * not recorded, while a pair of the controller is out of service: the write is not sent, so
+   * that it cannot overtake a lost write of the same page that the controller might still
+   * perform before its queue is deleted (the caller keeps the page dirty and tries later)
+   */
   BAM_HD status write_page(const cache::page_io& io) const {
     const std::uint32_t controller = controller_of(io.key);
-    const std::uint32_t pair = s_.queues.index_of(controller, detail::worker_id());
+    if (!s_.queues.healthy(controller)) return status::queue_failed;
+    const std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
+    if (pair == queues::queue_set_ref<>::no_pair) return status::queue_failed;
     const auto& qp = s_.queues.at(pair);
     const std::uint64_t t = qp.reserve();
     std::byte* frame = nullptr;
     bool holds = false;
     const status st = issue(qp, pair, controller, t, io, nvme::io_opcode::write, frame, holds);
     if (holds) qp.release(t);
+    qp.leave();
     return st;
   }
 
-  /// Sends NVMe Flush for `nsid` on every controller, from the calling thread.
+  /// Sends NVMe Flush for `nsid` on every controller, from the calling thread, on a pair in
+  /// service (waiting, until `deadline_ns`, while every pair of a controller is recovering).
   BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
-    for (std::uint32_t c = 0; c < s_.queues.controllers(); ++c) {
-      const auto& qp = s_.queues.pick(c);
-      const std::uint64_t now = detail::now_ns();
-      const auto r = qp.execute(nvme::make_flush(nsid), deadline_ns > now ? deadline_ns - now : 0);
-      if (!r.ok()) {
-        fail(r.status, r.nvme_status, c, qp.qid(), 0, nvme::make_flush(nsid), 0, 0);
+    detail::backoff wait;
+    for (std::uint32_t c = 0; c < s_.queues.controllers();) {
+      const std::uint32_t pair = s_.queues.enter(c, detail::worker_id());
+      queues::completion_result r{status::queue_failed, {}, 0};
+      if (pair != queues::queue_set_ref<>::no_pair) {
+        const auto& qp = s_.queues.at(pair);
+        r = qp.execute(nvme::make_flush(nsid), s_.command_timeout_ns);
+        if (r.status != status::ok && r.status != status::queue_failed) {
+          fail(r.status, r.nvme_status, c, qp.qid(), 0, nvme::make_flush(nsid), 0, 0);
+        }
+        qp.leave();
+      }
+      if (r.status == status::ok) {
+        ++c;
+      } else if (r.status != status::queue_failed || detail::now_ns() > deadline_ns) {
         return r.status;
+      } else {
+        wait();
       }
     }
     return status::ok;
   }
 
  private:
+  /// How long a round waits for a pair in service while every pair of its controller recovers:
+  /// the users of a failed pair leave within one command time limit, and the host re-creates it.
+  BAM_HD std::uint64_t recovery_bound_ns() const { return 4 * s_.command_timeout_ns; }
+
   BAM_HD std::uint32_t controller_of(const cache::page_key& key) const {
     const range_placement& r = s_.ranges[key.range];
     return r.first_controller + std::uint32_t(key.page % r.controllers);
   }
 
   /**
-   * @brief Ticket `t`'s command for `io`: waits for its slot, submits, waits for completion.
+   * @brief Ticket `t`'s command for `io`: waits for its slot, submits, waits for completion,
+   * within the command time limit from now.
    * @param[out] frame the pinned frame of its command id (host-pinned tier), else null
    * @param[out] holds true once the command completed: the caller releases t after using frame
+   * @return ok; io_error (completed with an error status) or timeout (published and lost: the
+   * pair is failed), both recorded; queue_failed, not recorded, when the pair left service
+   * before the command was published (also when this ticket's own wait for its slot or for the
+   * doorbell timed out, which fails the pair: the command was never sent)
    * @note The frame of (pair, command id) belongs to the ticket's holder from wait_for_slot
    * until release: the id is not reused before then, so no other command DMAs into the frame.
    * For a write, the frame is filled before write(); the release store of the ready word and
@@ -178,9 +231,10 @@ class nvme_backend {
                       bool& holds) const {
     const range_placement& r = s_.ranges[io.key.range];
     const std::uint64_t lba = r.start_lba + (io.key.page / r.controllers) * r.blocks_per_page;
-    const std::uint64_t start = s_.latency_histogram ? detail::now_ns() : 0;
-    bam::status st = qp.wait_for_slot(t, io.deadline_ns);
-    if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
+    const std::uint64_t start = detail::now_ns();
+    const std::uint64_t deadline = start + s_.command_timeout_ns;
+    bam::status st = qp.wait_for_slot(t, deadline);
+    if (st != status::ok) return status::queue_failed;
     const std::uint32_t cid = qp.cid_of(t);
     frame = s_.frames ? s_.frames + (std::size_t{pair} * s_.queue_depth + cid) * s_.page_bytes : nullptr;
     const queues::prp_pair prp =
@@ -190,9 +244,9 @@ class nvme_backend {
       copy_share(reinterpret_cast<detail::word16*>(frame), page, 0, 1);
     }
     qp.write(t, nvme::make_io(op, r.nsid, lba, r.blocks_per_page, prp.prp1, prp.prp2));
-    st = qp.publish(t, io.deadline_ns);
-    if (st != status::ok) return fail_io(st, {}, controller, qp, t, op, r, lba, io);
-    const queues::completion_result done = qp.await(t, io.deadline_ns);
+    st = qp.publish(t, deadline);
+    if (st != status::ok) return status::queue_failed;
+    const queues::completion_result done = qp.await(t, deadline);
     if (done.status == status::timeout) return fail_io(done.status, {}, controller, qp, t, op, r, lba, io);
     holds = true;
     if (s_.latency_histogram) count_latency(detail::now_ns() - start);
