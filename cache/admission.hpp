@@ -63,7 +63,8 @@ class admission_ref {
    */
   BAM_HD status enter(std::uint32_t k, std::uint64_t stall_ns) const {
     if (try_enter(k)) return status::ok;
-    detail::backoff wait;
+    // Waiters poll with loads and try only when the word shows room: thousands of warps may wait.
+    detail::backoff wait(256, 16384);
     std::uint64_t seen = word().load(cuda::std::memory_order_relaxed);
     const std::uint64_t start = detail::now_ns();
     std::uint64_t limit = start + stall_ns;
@@ -80,7 +81,7 @@ class admission_ref {
             return status::ok;
           }
         }
-      } else if (try_enter(k)) {
+      } else if (held(now) + k + aside(now) <= capacity_ && try_enter(k)) {
         return status::ok;
       } else if (++refusals >= starving_after && aside(now) == 0) {
         std::uint64_t w = now;
