@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Protocol tests of cache_ref, single-threaded: exact statistics, eviction with write-back,
-// flush, and every failure status.
+// Protocol tests of cache_ref, over the unstaged and the staged fake backend: exact statistics,
+// eviction with write-back, flush, and every failure status, single-threaded and (per-lane
+// failures) in a cpu_warp.
 #include "cache/cache_ref.hpp"
+#include "tests/cache/cache_kinds.hpp"
 #include "tests/cache/fake_backend.hpp"
 #include "tests/cache/test_cache.hpp"
+#include "tests/support/cpu_warp.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -20,7 +24,8 @@ using cache::page_key;
 using detail::single_lane;
 using namespace std::chrono_literals;
 
-std::uint64_t load_word(const test_cache::ref_type& ref, page_key key, std::size_t offset,
+template <class Ref>
+std::uint64_t load_word(const Ref& ref, page_key key, std::size_t offset,
                         status expected = status::ok) {
   single_lane lane;
   std::uint64_t value = 0;
@@ -28,7 +33,8 @@ std::uint64_t load_word(const test_cache::ref_type& ref, page_key key, std::size
   return value;
 }
 
-void store_word(const test_cache::ref_type& ref, page_key key, std::size_t offset, std::uint64_t value) {
+template <class Ref>
+void store_word(const Ref& ref, page_key key, std::size_t offset, std::uint64_t value) {
   single_lane lane;
   EXPECT_EQ(ref.store(lane, key, offset, value), status::ok);
 }
@@ -39,8 +45,29 @@ std::uint64_t stored_word(const fake_store& store, page_key key, std::size_t off
   return w;
 }
 
-TEST(CacheRef, HitsMissesAndBytesAreExact) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+/// What each lane of a cpu_warp<4> got from one load.
+struct warp_loads {
+  std::array<status, 4> result{};
+  std::array<std::uint64_t, 4> value{};
+};
+
+/// Lane r of a cpu_warp<4> loads word 8 of page `pages[r]` of range 0 (collectively).
+template <class Ref>
+warp_loads load_in_warp(const Ref& ref, const std::array<std::uint64_t, 4>& pages) {
+  warp_loads got;
+  cpu_warp<4>().run([&](auto& lane) {
+    const unsigned r = lane.rank();
+    got.result[r] = ref.load(lane, page_key{0, pages[r]}, 8, got.value[r]);
+  });
+  return got;
+}
+
+template <class Cache>
+class CacheRef : public ::testing::Test {};
+TYPED_TEST_SUITE(CacheRef, cache_kinds, cache_kind_names);
+
+TYPED_TEST(CacheRef, HitsMissesAndBytesAreExact) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   EXPECT_EQ(load_word(ref, {0, 0}, 8), pattern_word(0, 0, 8));
   EXPECT_EQ(load_word(ref, {0, 0}, 504), pattern_word(0, 0, 504));
@@ -59,8 +86,8 @@ TEST(CacheRef, HitsMissesAndBytesAreExact) {
   for (std::uint32_t slot = 0; slot < 4; ++slot) EXPECT_EQ(c.state(slot).pins(), 0U) << "all released";
 }
 
-TEST(CacheRef, EvictionFollowsTheClockAndWritesDirtyPagesBack) {
-  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}});
+TYPED_TEST(CacheRef, EvictionFollowsTheClockAndWritesDirtyPagesBack) {
+  TypeParam c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   store_word(ref, {0, 0}, 16, 0xABCD);       // slot 0, dirty
   EXPECT_EQ(load_word(ref, {0, 1}, 0), pattern_word(0, 1, 0));  // slot 1
@@ -78,8 +105,8 @@ TEST(CacheRef, EvictionFollowsTheClockAndWritesDirtyPagesBack) {
   EXPECT_EQ(s.misses, 4U);
 }
 
-TEST(CacheRef, FlushWritesDirtyPagesOnceAndCleansThem) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+TYPED_TEST(CacheRef, FlushWritesDirtyPagesOnceAndCleansThem) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   for (std::uint64_t p = 0; p < 3; ++p) store_word(ref, {0, p}, 8 * p, 100 + p);
   EXPECT_EQ(load_word(ref, {0, 7}, 0), pattern_word(0, 7, 0));
@@ -97,8 +124,8 @@ TEST(CacheRef, FlushWritesDirtyPagesOnceAndCleansThem) {
   EXPECT_EQ(ref.stats().total().hits, 1U);
 }
 
-TEST(CacheRef, OutOfRangeTouchesNothing) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+TYPED_TEST(CacheRef, OutOfRangeTouchesNothing) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   load_word(ref, {1, 0}, 0, status::out_of_range);
   load_word(ref, {0, 16}, 0, status::out_of_range);
@@ -108,8 +135,8 @@ TEST(CacheRef, OutOfRangeTouchesNothing) {
   EXPECT_EQ(c.store().reads.load(), 0U);
 }
 
-TEST(CacheRef, ReadFailureRollsBack) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+TYPED_TEST(CacheRef, ReadFailureRollsBack) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   c.store().fail_tag = cache::make_tag({0, 3});
   load_word(ref, {0, 3}, 0, status::io_error);
@@ -121,8 +148,8 @@ TEST(CacheRef, ReadFailureRollsBack) {
 
 // The only victim's write-back keeps failing: the fill tries it again until its time limit,
 // then reports the failure; the page stays resident and dirty.
-TEST(CacheRef, WriteBackFailureKeepsThePageDirtyAndResident) {
-  test_cache c({.n_slots = 1, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
+TYPED_TEST(CacheRef, WriteBackFailureKeepsThePageDirtyAndResident) {
+  TypeParam c({.n_slots = 1, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
   const auto ref = c.ref();
   store_word(ref, {0, 0}, 0, 77);
   c.store().fail_tag = cache::make_tag({0, 0});
@@ -136,8 +163,8 @@ TEST(CacheRef, WriteBackFailureKeepsThePageDirtyAndResident) {
   EXPECT_EQ(stored_word(c.store(), {0, 0}, 0), 77U);
 }
 
-TEST(CacheRef, HungReadEndsInTimeout) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
+TYPED_TEST(CacheRef, HungReadEndsInTimeout) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
   const auto ref = c.ref();
   c.store().hang_tag = cache::make_tag({0, 5});
   const auto start = std::chrono::steady_clock::now();
@@ -149,10 +176,82 @@ TEST(CacheRef, HungReadEndsInTimeout) {
   EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0));
 }
 
+TYPED_TEST(CacheRef, AFailedReadFailsOnlyTheLanesOfItsPage) {
+  TypeParam c({.n_slots = 8, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  c.store().fail_tag = cache::make_tag({0, 6});
+  constexpr std::array<std::uint64_t, 4> pages{4, 6, 5, 6};  // lanes 1 and 3 share page 6
+  const warp_loads first = load_in_warp(ref, pages);
+  for (const unsigned r : {0U, 2U}) {
+    EXPECT_EQ(first.result[r], status::ok) << r;
+    EXPECT_EQ(first.value[r], pattern_word(0, pages[r], 8)) << r;
+  }
+  EXPECT_EQ(first.result[1], status::io_error);
+  EXPECT_EQ(first.result[3], status::io_error) << "a peer shares its leader's failure";
+  EXPECT_EQ(c.store().reads.load(), 3U) << "one read per distinct page";
+  EXPECT_TRUE(c.entry(0, 6).empty());
+  unsigned valid = 0;
+  for (std::uint32_t slot = 0; slot < 8; ++slot) {
+    EXPECT_EQ(c.state(slot).pins(), 0U) << slot;
+    valid += c.state(slot).state() == cache::slot_state::valid;
+  }
+  EXPECT_EQ(valid, 2U) << "the failed fill's slot is invalid again";
+  c.store().fail_tag = fake_store::no_tag;
+  const warp_loads second = load_in_warp(ref, pages);
+  for (unsigned r = 0; r < 4; ++r) {
+    EXPECT_EQ(second.result[r], status::ok) << r;
+    EXPECT_EQ(second.value[r], pattern_word(0, pages[r], 8)) << r;
+  }
+  EXPECT_EQ(c.store().reads.load(), 4U) << "pages 4 and 5 are hits";
+}
+
+TYPED_TEST(CacheRef, AHungLaneTimesOutWhileItsPeersSucceed) {
+  TypeParam c({.n_slots = 8, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
+  const auto ref = c.ref();
+  c.store().hang_tag = cache::make_tag({0, 7});
+  constexpr std::array<std::uint64_t, 4> pages{4, 7, 5, 9};
+  const auto start = std::chrono::steady_clock::now();
+  const warp_loads got = load_in_warp(ref, pages);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(got.result[1], status::timeout);
+  for (const unsigned r : {0U, 2U, 3U}) {
+    EXPECT_EQ(got.result[r], status::ok) << r;
+    EXPECT_EQ(got.value[r], pattern_word(0, pages[r], 8)) << r;
+  }
+  EXPECT_EQ(c.store().hung.load(), 1U);
+  EXPECT_TRUE(c.entry(0, 7).empty());
+  c.store().hang_release = true;
+  EXPECT_EQ(load_word(ref, {0, 7}, 8), pattern_word(0, 7, 8));
+}
+
+TYPED_TEST(CacheRef, FailedFlushKeepsThePageDirtyForTheNextFlush) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+  const auto ref = c.ref();
+  store_word(ref, {0, 1}, 8, 11);
+  store_word(ref, {0, 2}, 8, 22);
+  c.store().fail_tag = cache::make_tag({0, 1});
+  EXPECT_EQ(ref.flush(), status::io_error);
+  const std::uint32_t failed = c.entry(0, 1).slot();
+  const std::uint32_t written = c.entry(0, 2).slot();
+  EXPECT_EQ(c.state(failed).state(), cache::slot_state::valid);
+  EXPECT_TRUE(c.state(failed).dirty()) << "a failed write-back leaves the page dirty";
+  EXPECT_FALSE(c.state(written).dirty());
+  EXPECT_EQ(stored_word(c.store(), {0, 1}, 8), pattern_word(0, 1, 8));
+  EXPECT_EQ(stored_word(c.store(), {0, 2}, 8), 22U);
+  EXPECT_EQ(load_word(ref, {0, 1}, 8), 11U) << "still resident with the stored value";
+  c.store().fail_tag = fake_store::no_tag;
+  EXPECT_EQ(ref.flush(), status::ok);
+  EXPECT_EQ(stored_word(c.store(), {0, 1}, 8), 11U) << "the next flush writes it";
+  EXPECT_FALSE(c.state(failed).dirty());
+  EXPECT_EQ(c.store().writes.load(), 3U) << "page 1 twice, page 2 once";
+  EXPECT_EQ(c.store().failed_writes.load(), 1U);
+  EXPECT_EQ(ref.stats().total().write_backs, 2U);
+}
+
 // A thread that keeps pages pinned while it asks for more breaks acquire()'s contract: it waits
 // for admission its own pages hold, and gives up once nothing moved for the time limit.
-TEST(CacheRef, AcquireWhileHoldingEverySlotTimesOut) {
-  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 30ms});
+TYPED_TEST(CacheRef, AcquireWhileHoldingEverySlotTimesOut) {
+  TypeParam c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 30ms});
   const auto ref = c.ref();
   single_lane lane;
   const cache::page_pin a = ref.acquire(lane, {0, 0}, access_mode::read);
@@ -174,8 +273,8 @@ TEST(CacheRef, AcquireWhileHoldingEverySlotTimesOut) {
   EXPECT_EQ(load_word(ref, {0, 2}, 0), pattern_word(0, 2, 0));
 }
 
-TEST(CacheRef, PrefetchFillsWithoutPinningAndLeavesResidentPagesAlone) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
+TYPED_TEST(CacheRef, PrefetchFillsWithoutPinningAndLeavesResidentPagesAlone) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}});
   const auto ref = c.ref();
   single_lane lane;
   ref.prefetch(lane, {0, 3}, true);
@@ -195,8 +294,8 @@ TEST(CacheRef, PrefetchFillsWithoutPinningAndLeavesResidentPagesAlone) {
   EXPECT_EQ(s.failures, 0U);
 }
 
-TEST(CacheRef, PrefetchWithEverySlotPinnedSkipsThePageAtOnce) {
-  test_cache c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
+TYPED_TEST(CacheRef, PrefetchWithEverySlotPinnedSkipsThePageAtOnce) {
+  TypeParam c({.n_slots = 2, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
   const auto ref = c.ref();
   single_lane lane;
   const cache::page_pin a = ref.acquire(lane, {0, 0}, access_mode::read);
@@ -215,8 +314,8 @@ TEST(CacheRef, PrefetchWithEverySlotPinnedSkipsThePageAtOnce) {
   EXPECT_EQ(load_word(ref, {0, 2}, 8), pattern_word(0, 2, 8));
 }
 
-TEST(CacheRef, PrefetchLeavesAPageBeingFilledToItsFiller) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
+TYPED_TEST(CacheRef, PrefetchLeavesAPageBeingFilledToItsFiller) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 5s});
   const auto ref = c.ref();
   c.store().hang_tag = cache::make_tag({0, 5});
   std::thread filler([&] { EXPECT_EQ(load_word(ref, {0, 5}, 0), pattern_word(0, 5, 0)); });
@@ -230,8 +329,8 @@ TEST(CacheRef, PrefetchLeavesAPageBeingFilledToItsFiller) {
   EXPECT_EQ(c.store().reads.load(), 1U) << "one read of the page";
 }
 
-TEST(CacheRef, RangesAreCountedApart) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16, 8}});
+TYPED_TEST(CacheRef, RangesAreCountedApart) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16, 8}});
   const auto ref = c.ref();
   EXPECT_EQ(load_word(ref, {0, 7}, 64), pattern_word(0, 7, 64));
   EXPECT_EQ(load_word(ref, {1, 7}, 64), pattern_word(1, 7, 64));
@@ -243,11 +342,11 @@ TEST(CacheRef, RangesAreCountedApart) {
   EXPECT_EQ(ref.stats().total().bytes_read, 1024U);
 }
 
-TEST(CacheRef, LargePages) {
+TYPED_TEST(CacheRef, LargePages) {
   constexpr std::size_t two_mib = std::size_t{2} << 20;
   static_assert(cache::valid_page_bytes(two_mib, 4096) && cache::valid_page_bytes(512, 512));
   static_assert(!cache::valid_page_bytes(768, 512) && !cache::valid_page_bytes(256, 256));
-  test_cache c({.n_slots = 2, .page_bytes = two_mib, .range_pages = {3}});
+  TypeParam c({.n_slots = 2, .page_bytes = two_mib, .range_pages = {3}});
   const auto ref = c.ref();
   for (std::uint64_t p = 0; p < 3; ++p) {
     EXPECT_EQ(load_word(ref, {0, p}, two_mib - 8), pattern_word(0, p, two_mib - 8));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Regression tests for the two bugs the reference design shipped: a page evicted while a reader
 // held it, and a reader seeing a slot that was being refilled for another page. Also: a waiter
-// for a fill that never finishes gets a timeout instead of hanging.
+// for a fill that never finishes gets a timeout instead of hanging. Each case runs over the
+// unstaged and the staged fake backend.
 #include "cache/cache_ref.hpp"
+#include "tests/cache/cache_kinds.hpp"
 #include "tests/cache/fake_backend.hpp"
 #include "tests/cache/stress_config.hpp"
 #include "tests/cache/test_cache.hpp"
@@ -32,9 +34,13 @@ bool is_page(const std::byte* bytes, std::uint32_t range, std::uint64_t page, st
   return true;
 }
 
-TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
+template <class Cache>
+class CacheRegression : public ::testing::Test {};
+TYPED_TEST_SUITE(CacheRegression, cache_kinds, cache_kind_names);
+
+TYPED_TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
   constexpr std::size_t page_bytes = 512;
-  test_cache c({.n_slots = 8, .page_bytes = page_bytes, .range_pages = {256}});
+  TypeParam c({.n_slots = 8, .page_bytes = page_bytes, .range_pages = {256}});
   const auto ref = c.ref();
   std::atomic<bool> pinned{false};
   std::atomic<bool> done{false};
@@ -77,11 +83,11 @@ TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
 }
 
 /// Readers verify whole pages while the backend refills slots one byte at a time.
-template <unsigned Lanes>
+template <class Cache, unsigned Lanes>
 void readers_during_slow_refills(unsigned n_warps, unsigned iterations) {
   constexpr std::size_t page_bytes = 512;
   constexpr std::uint64_t pages = 64;
-  test_cache c({.n_slots = 2 * Lanes * n_warps, .page_bytes = page_bytes, .range_pages = {pages}});
+  Cache c({.n_slots = 2 * Lanes * n_warps, .page_bytes = page_bytes, .range_pages = {pages}});
   const auto ref = c.ref();
   c.store().slow_fill = true;
   std::atomic<std::uint64_t> torn{0};
@@ -106,16 +112,16 @@ void readers_during_slow_refills(unsigned n_warps, unsigned iterations) {
   EXPECT_GT(ref.stats().total().evictions, 50U);
 }
 
-TEST(CacheRegression, SingleLaneReadersNeverSeeASlotBeingRefilled) {
-  readers_during_slow_refills<1>(6, 100 * stress_scale);
+TYPED_TEST(CacheRegression, SingleLaneReadersNeverSeeASlotBeingRefilled) {
+  readers_during_slow_refills<TypeParam, 1>(6, 100 * stress_scale);
 }
 
-TEST(CacheRegression, WarpReadersNeverSeeASlotBeingRefilled) {
-  readers_during_slow_refills<4>(3, 40 * stress_scale);
+TYPED_TEST(CacheRegression, WarpReadersNeverSeeASlotBeingRefilled) {
+  readers_during_slow_refills<TypeParam, 4>(3, 40 * stress_scale);
 }
 
-TEST(CacheRegression, WaiterForAFillThatNeverFinishesTimesOut) {
-  test_cache c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
+TYPED_TEST(CacheRegression, WaiterForAFillThatNeverFinishesTimesOut) {
+  TypeParam c({.n_slots = 4, .page_bytes = 512, .range_pages = {16}, .timeout = 50ms});
   const auto ref = c.ref();
   c.store().hang_tag = cache::make_tag({0, 3});
   c.store().hang_honours_deadline = false;  // the filler's backend call does not come back

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stress tests: many threads (single lanes and cpu_warps) read and write random pages of a
-// synthetic store through a cache far smaller than the data; every read is verified.
+// synthetic store through a cache far smaller than the data; every read is verified. Each case
+// runs over the unstaged and the staged fake backend.
 #include "cache/cache_ref.hpp"
+#include "tests/cache/cache_kinds.hpp"
 #include "tests/cache/fake_backend.hpp"
 #include "tests/cache/stress_config.hpp"
 #include "tests/cache/test_cache.hpp"
@@ -32,7 +34,8 @@ struct tally {
 
 /// Checks what every stress run must leave behind: all pins dropped, no overlapping backend calls,
 /// every lane request counted as a hit, a miss or a coalesced request.
-void expect_quiescent(test_cache& c, std::uint32_t n_slots) {
+template <class Cache>
+void expect_quiescent(Cache& c, std::uint32_t n_slots) {
   for (std::uint32_t slot = 0; slot < n_slots; ++slot) EXPECT_EQ(c.state(slot).pins(), 0U) << slot;
   EXPECT_EQ(c.store().overlaps.load(), 0U);
   const cache::cache_stats s = c.ref().stats().total();
@@ -40,9 +43,13 @@ void expect_quiescent(test_cache& c, std::uint32_t n_slots) {
   EXPECT_GT(s.evictions, 0U);
 }
 
-TEST(CacheStress, SingleLaneReadersVerifyEveryRead) {
+template <class Cache>
+class CacheStress : public ::testing::Test {};
+TYPED_TEST_SUITE(CacheStress, cache_kinds, cache_kind_names);
+
+TYPED_TEST(CacheStress, SingleLaneReadersVerifyEveryRead) {
   constexpr std::uint32_t n_slots = 64;
-  test_cache c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {n_pages}});
+  TypeParam c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {n_pages}});
   const auto ref = c.ref();
   tally t;
   constexpr unsigned iterations = 1500 * stress_scale;
@@ -70,9 +77,9 @@ TEST(CacheStress, SingleLaneReadersVerifyEveryRead) {
 }
 
 /// `n_warps` warps of `Lanes` lanes; lanes of a warp share a base page so that some coalesce.
-template <unsigned Lanes>
+template <class Cache, unsigned Lanes>
 void warp_readers(unsigned n_warps, std::uint32_t n_slots, unsigned iterations) {
-  test_cache c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {n_pages, n_pages / 2}});
+  Cache c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {n_pages, n_pages / 2}});
   const auto ref = c.ref();
   c.store().delay_us = 20;  // widen the windows between claim, fill and publish
   tally t;
@@ -104,16 +111,20 @@ void warp_readers(unsigned n_warps, std::uint32_t n_slots, unsigned iterations) 
   expect_quiescent(c, n_slots);
 }
 
-TEST(CacheStress, Warp8ReadersVerifyEveryRead) { warp_readers<8>(4, 64, 150 * stress_scale); }
+TYPED_TEST(CacheStress, Warp8ReadersVerifyEveryRead) {
+  warp_readers<TypeParam, 8>(4, 64, 150 * stress_scale);
+}
 
-TEST(CacheStress, Warp32ReadersVerifyEveryRead) { warp_readers<32>(2, 128, 60 * stress_scale); }
+TYPED_TEST(CacheStress, Warp32ReadersVerifyEveryRead) {
+  warp_readers<TypeParam, 32>(2, 128, 60 * stress_scale);
+}
 
-TEST(CacheStress, WritesSurviveEvictionAndFlush) {
+TYPED_TEST(CacheStress, WritesSurviveEvictionAndFlush) {
   constexpr std::uint32_t n_slots = 32;
   constexpr std::uint64_t pages = 512;
   constexpr unsigned n_warps = 3;
   constexpr unsigned lanes = 8;
-  test_cache c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {pages}});
+  TypeParam c({.n_slots = n_slots, .page_bytes = page_bytes, .range_pages = {pages}});
   const auto ref = c.ref();
   // Word `w * lanes + r` of every page belongs to lane r of warp w, or to single-lane thread
   // `w - n_warps`: no two writers share a word, and each owner knows what its words must hold.

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Test support for cache/: a host-memory owner of everything a cache_ref views.
+// Test support for cache/: a host-memory owner of everything a cache_ref views, over either fake
+// backend (test_cache: one read per call; staged_test_cache: the staged path that ships).
 #pragma once
 
 #include "cache/cache_ref.hpp"
 #include "tests/cache/fake_backend.hpp"
+#include "tests/cache/staged_fake_backend.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace bam::test {
@@ -20,13 +23,18 @@ struct test_cache_options {
   std::uint32_t stat_shards = 4;                     ///< counter shards
 };
 
-/// Owns a fake_store and the zeroed arrays of one cache, in host memory (the CPU stand-in for
-/// the GPU owner, bam::page_cache).
-class test_cache {
+/**
+ * @brief Owns a fake_store and the zeroed arrays of one cache, in host memory (the CPU stand-in
+ * for the GPU owner, bam::page_cache).
+ * @tparam Backend fake_backend or staged_fake_backend: a view holding a `fake_store*`
+ */
+template <class Backend>
+class basic_test_cache {
  public:
-  using ref_type = cache::cache_ref<fake_backend>;  ///< the view under test
+  using backend_type = Backend;                 ///< the fake behind the cache
+  using ref_type = cache::cache_ref<Backend>;  ///< the view under test
 
-  explicit test_cache(const test_cache_options& o)
+  explicit basic_test_cache(const test_cache_options& o)
       : store_(o.page_bytes, o.range_pages),
         states_(o.n_slots), tags_(o.n_slots), data_(std::size_t{o.n_slots} * o.page_bytes),
         stats_(cache::stats_ref<>::words(static_cast<std::uint32_t>(o.range_pages.size()), o.stat_shards)),
@@ -38,7 +46,7 @@ class test_cache {
   /// The view kernels (here: threads) use.
   ref_type ref() {
     const cache::cache_storage<> storage{states_, tags_, data_, &hand_, &admission_, tables_, stats_};
-    return ref_type(storage, options_, fake_backend{&store_});
+    return ref_type(storage, options_, Backend{&store_});
   }
 
   fake_store& store() { return store_; }  ///< the backend's store and knobs
@@ -62,6 +70,10 @@ class test_cache {
   cache::cache_options options_;
 };
 
+using test_cache = basic_test_cache<fake_backend>;                ///< reads one page per call
+using staged_test_cache = basic_test_cache<staged_fake_backend>;  ///< reads as nvme_backend does
+
 static_assert(std::is_trivially_copyable_v<test_cache::ref_type>);
+static_assert(std::is_trivially_copyable_v<staged_test_cache::ref_type>);
 
 }  // namespace bam::test
