@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host/controller.hpp"
 
+#include "host/controller_ring_pair.hpp"
 #include "host/io_error.hpp"
 
 #include <bam/detail/clock.hpp>
@@ -20,16 +21,6 @@ namespace {
 constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
-
-/// Memory of one queue pair: the rings the controller reads and writes, and the control words
-/// the driving threads share (queue_control, ready words, mailboxes in one allocation).
-struct controller::ring_pair {
-  dma_buffer sq;
-  dma_buffer cq;
-  dma_buffer control;
-  dma_buffer health;  ///< I/O pairs: the queue_health record, in host memory the driver reaches
-  queues::queue_pair_ref<> ref;
-};
 
 controller::controller(bar_view bar, memory_resource& memory, controller_options options)
     : bar_(bar), memory_(memory), options_(options) {
@@ -52,16 +43,13 @@ controller::controller(bar_view bar, memory_resource& memory, controller_options
 
   disable();
   admin_ = make_rings(0, options_.admin_depth, memory_kind::host, io_driver::cpu);
-  bar_.write32(nvme::reg::aqa, nvme::aqa_register::make(options_.admin_depth, options_.admin_depth).raw);
-  bar_.write64(nvme::reg::asq, admin_->sq.bus_at(0));
-  bar_.write64(nvme::reg::acq, admin_->cq.bus_at(0));
+  program_admin_queue();
   enable();
   identify();
   create_io_queues();
 }
 
 controller::~controller() {
-  if (shut_down_) return;
   try {
     shutdown();
   } catch (const std::exception&) {
@@ -70,6 +58,7 @@ controller::~controller() {
 }
 
 void controller::shutdown() {
+  std::lock_guard lock(admin_mutex_);
   if (shut_down_) return;
   shut_down_ = true;
   const std::exception_ptr delete_failure = delete_io_queues();
@@ -100,6 +89,11 @@ const namespace_info& controller::namespace_by_id(std::uint32_t nsid) const {
 }
 
 std::uint32_t controller::admin(const nvme::command& cmd, std::string_view what) {
+  std::lock_guard lock(admin_mutex_);
+  return admin_locked(cmd, what);
+}
+
+std::uint32_t controller::admin_locked(const nvme::command& cmd, std::string_view what) {
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.admin_timeout);
   const std::uint64_t deadline = detail::now_ns() + std::uint64_t(timeout.count());
   std::uint64_t ticket = 0;
@@ -115,6 +109,12 @@ void controller::disable() {
     bar_.write32(nvme::reg::cc, cc.raw);
   }
   wait_ready(false, "reset (CC.EN = 0)");
+}
+
+void controller::program_admin_queue() {
+  bar_.write32(nvme::reg::aqa, nvme::aqa_register::make(options_.admin_depth, options_.admin_depth).raw);
+  bar_.write64(nvme::reg::asq, admin_->sq.bus_at(0));
+  bar_.write64(nvme::reg::acq, admin_->cq.bus_at(0));
 }
 
 void controller::enable() {
@@ -229,33 +229,50 @@ void controller::create_io_queues() {
   depth_ = std::min<std::uint32_t>(options_.queue_depth, cap_.mqes() + 1);
   const bool on_gpu = options_.driver == io_driver::gpu && memory_.has_device_memory();
   unhealthy_ = memory_.allocate(sizeof(std::uint32_t), on_gpu ? memory_kind::device : memory_kind::host, 4096);
-  const std::uint32_t granted_dw0 =
-      admin(nvme::make_set_number_of_queues(options_.io_queue_pairs, options_.io_queue_pairs), "set number of queues");
-  const std::uint32_t granted = std::min({options_.io_queue_pairs, (granted_dw0 & 0xffff) + 1, (granted_dw0 >> 16) + 1});
+  std::lock_guard lock(admin_mutex_);
+  const std::uint32_t granted = set_number_of_queues();
   for (std::uint32_t i = 1; i <= granted; ++i) {
-    const auto qid = std::uint16_t(i);
-    auto rings = make_rings(qid, depth_, options_.ring_memory, options_.driver);
-    admin(nvme::make_create_io_cq(qid, depth_, rings->cq.bus_at(0)), "create I/O CQ " + std::to_string(qid));
-    io_.push_back(std::move(rings));
-    admin(nvme::make_create_io_sq(qid, depth_, io_.back()->sq.bus_at(0), qid), "create I/O SQ " + std::to_string(qid));
+    io_.push_back(make_rings(std::uint16_t(i), depth_, options_.ring_memory, options_.driver));
+    create_io_pair(*io_.back());
     io_refs_.push_back(io_.back()->ref);
+  }
+}
+
+std::uint32_t controller::set_number_of_queues() {
+  const std::uint32_t dw0 = admin_locked(
+      nvme::make_set_number_of_queues(options_.io_queue_pairs, options_.io_queue_pairs), "set number of queues");
+  return std::min({options_.io_queue_pairs, (dw0 & 0xffff) + 1, (dw0 >> 16) + 1});
+}
+
+void controller::create_io_pair(ring_pair& r) {
+  const std::uint16_t qid = r.ref.qid();
+  if (!r.cq_live) {
+    admin_locked(nvme::make_create_io_cq(qid, depth_, r.cq.bus_at(0)), "create I/O CQ " + std::to_string(qid));
+    r.cq_live = true;
+  }
+  if (!r.sq_live) {
+    admin_locked(nvme::make_create_io_sq(qid, depth_, r.sq.bus_at(0), qid), "create I/O SQ " + std::to_string(qid));
+    r.sq_live = true;
   }
 }
 
 std::exception_ptr controller::delete_io_queues() noexcept {
   // Every queue gets its delete commands even when one fails; the first failure is returned.
   std::exception_ptr first_failure;
-  auto attempt = [&](const nvme::command& cmd, const std::string& what) {
+  auto attempt = [&](bool& live, const nvme::command& cmd, const std::string& what) {
+    if (!live) return;
     try {
-      admin(cmd, what);
+      admin_locked(cmd, what);
+      live = false;
     } catch (...) {
       if (!first_failure) first_failure = std::current_exception();
     }
   };
   for (auto it = io_.rbegin(); it != io_.rend(); ++it) {
-    const std::uint16_t qid = (*it)->ref.qid();
-    attempt(nvme::make_delete_io_sq(qid), "delete I/O SQ " + std::to_string(qid));
-    attempt(nvme::make_delete_io_cq(qid), "delete I/O CQ " + std::to_string(qid));
+    ring_pair& r = **it;
+    const std::uint16_t qid = r.ref.qid();
+    attempt(r.sq_live, nvme::make_delete_io_sq(qid), "delete I/O SQ " + std::to_string(qid));
+    attempt(r.cq_live, nvme::make_delete_io_cq(qid), "delete I/O CQ " + std::to_string(qid));
   }
   io_refs_.clear();
   return first_failure;

@@ -13,10 +13,12 @@
 #include "host/bar.hpp"
 #include "queues/queue_pair.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,17 +90,67 @@ class controller {
   /**
    * @brief Runs one admin command and waits for it.
    * @param what names the command in error messages
-   * @throw bam::nvme_error on an error status, bam::timeout_error after options.admin_timeout
+   * @throw bam::nvme_error on an error status, bam::timeout_error after options.admin_timeout,
+   * bam::error when the admin queue failed earlier (only reset() brings it back)
+   * @note Thread-safe: admin commands, recreate_io_queue(), reset() and shutdown() are
+   * serialised by one mutex, so a recovery thread may issue them while the owner does too.
    */
   std::uint32_t admin(const nvme::command& cmd, std::string_view what);
+
+  /**
+   * @brief Recovery of I/O queue pair `i` (qid i + 1): aborts command `abort_cid` (best effort;
+   * "not aborted" is fine), deletes the I/O SQ and CQ, and creates them again at the same
+   * memory, qid and depth. Queues a failed earlier attempt already deleted are not deleted again.
+   * @pre Nobody uses the pair: it is out of service and quiesced (queue_health), so no thread
+   * touches its rings or doorbells. Its control words are left as they are: the pair's next
+   * user resets them (queue_pair_ref::try_enter), or, for a pair the host drives itself, the
+   * owner calls restart().
+   * @throw bam::nvme_error / bam::timeout_error naming the step that failed; bam::error when the
+   * controller is shut down or its admin queue failed
+   */
+  void recreate_io_queue(std::size_t i, std::uint32_t abort_cid = queues::queue_health::no_cid);
+
+  /**
+   * @brief The last resort: a controller reset (CC.EN = 0, wait for CSTS.RDY = 0), the admin
+   * queue set up afresh at the same memory, CC.EN = 1, Number of Queues, and every I/O CQ and SQ
+   * created again at the same memory, qid and depth.
+   * @pre Every I/O pair is out of service and quiesced: the reset discards every outstanding
+   * command of every queue. The I/O pairs' control words are left as they are (their users reset
+   * them through the recovery record, see recreate_io_queue()).
+   * @throw bam::timeout_error when CSTS.RDY does not follow CC.EN, bam::nvme_error /
+   * bam::timeout_error when an admin command fails, bam::error when fewer queues are granted
+   * than before or the controller is shut down
+   */
+  void reset();
+
+  /**
+   * @brief Makes the caller the one recovery of this controller's I/O pairs (queue_recovery):
+   * two would both re-create a pair, the second deleting queues the first had handed back.
+   * @return false when another recovery holds the controller
+   * @note acq_rel exchange: a new holder sees everything its predecessor did before release.
+   */
+  [[nodiscard]] bool claim_recovery() noexcept { return !recovery_claimed_.exchange(true, std::memory_order_acq_rel); }
+  /// Ends a claim_recovery() (release store).
+  void release_recovery() noexcept { recovery_claimed_.store(false, std::memory_order_release); }
 
  private:
   struct ring_pair;  // memory of one queue pair
 
+  /// admin() with admin_mutex_ held by the caller.
+  std::uint32_t admin_locked(const nvme::command& cmd, std::string_view what);
+  /// Requires admin_mutex_: Set Features (Number of Queues); returns the I/O pairs granted.
+  std::uint32_t set_number_of_queues();
+  /// Requires admin_mutex_: creates I/O pair `r`'s CQ, then its SQ, where they do not exist.
+  void create_io_pair(ring_pair& r);
+  /// Requires admin_mutex_: throws bam::error naming `what` when the controller was shut down.
+  void expect_running(std::string_view what) const;
   void disable();
+  /// Points AQA/ASQ/ACQ at the admin rings (the controller is disabled).
+  void program_admin_queue();
   void enable();
   void identify();
   void create_io_queues();
+  /// Requires admin_mutex_: deletes every live I/O SQ and CQ; returns the first failure.
   std::exception_ptr delete_io_queues() noexcept;
   void wait_ready(bool ready, std::string_view during);
   std::unique_ptr<ring_pair> make_rings(std::uint16_t qid, std::uint32_t depth, memory_kind ring_memory,
@@ -119,7 +171,11 @@ class controller {
   std::vector<std::unique_ptr<ring_pair>> io_;
   std::vector<queues::queue_pair_ref<>> io_refs_;
   dma_buffer unhealthy_;  ///< pairs out of service (queue_pair_storage::unhealthy), zeroed
+  /// Serialises admin commands and everything that changes queues at the controller; guards
+  /// shut_down_ and the ring_pairs' `live` flags.
+  mutable std::mutex admin_mutex_;
   bool shut_down_ = false;
+  std::atomic<bool> recovery_claimed_{false};  ///< see claim_recovery()
 };
 
 }  // namespace bam::host

@@ -55,7 +55,7 @@ command_result admin_handler::execute(const nvme::command& cmd, const sq_slot& s
     case std::uint8_t(nvme::admin_opcode::delete_io_cq): return delete_cq(cmd);
     case std::uint8_t(nvme::admin_opcode::set_features): return set_features(cmd);
     case std::uint8_t(nvme::admin_opcode::get_features): return get_features(cmd);
-    case std::uint8_t(nvme::admin_opcode::abort): return {0, 1};  // dw0 bit 0: not aborted
+    case std::uint8_t(nvme::admin_opcode::abort): return abort(cmd);
     default: return {generic_error(gs::invalid_opcode)};
   }
 }
@@ -242,6 +242,29 @@ command_result admin_handler::get_features(const nvme::command& cmd) const {
     return {generic_error(gs::invalid_field)};
   }
   return {0, (granted_sqs_ - 1) | ((granted_cqs_ - 1) << 16)};
+}
+
+command_result admin_handler::abort(const nvme::command& cmd) {
+  const std::uint16_t sqid = cmd.qid();
+  if (sqid > core_.options.max_io_queues) return {generic_error(gs::invalid_field)};
+  // Admin commands complete before the next one executes: none is left to abort.
+  if (sqid == 0) return {0, 1};
+  if (core_.sqs[sqid].status.state(std::memory_order_relaxed) != slot_state::active) {
+    return {generic_error(gs::invalid_field)};
+  }
+  abort_request& req = core_.abort;
+  req.answer.store(0, std::memory_order_relaxed);
+  req.posted.store(abort_request::encode(sqid, cmd.abort_cid()), std::memory_order_release);
+  core_.announce();
+  idle_backoff wait(core_.options.idle_spin_ns, core_.options.idle_sleep_ns, core_.options.idle_sleep_max_ns);
+  std::uint32_t answer = 0;
+  // Acquire: pairs with the worker's release store of the answer.
+  while ((answer = req.answer.load(std::memory_order_acquire)) == 0) {
+    if (core_.stopping.load(std::memory_order_relaxed)) return {0, 1};
+    wait.pause();
+  }
+  // dw0 bit 0: 0 = aborted, 1 = not aborted.
+  return {0, answer == abort_request::aborted ? 0u : 1u};
 }
 
 void admin_handler::reset() {

@@ -84,6 +84,7 @@ class io_worker {
       if (generation != seen) {
         seen = generation;
         refresh();
+        answer_abort();
       }
       if (engine_.idle()) {
         core_.generation.wait(generation, std::memory_order_acquire);
@@ -115,6 +116,19 @@ class io_worker {
     // Release: the admin thread may reuse the slot once it sees `free`; this thread no longer
     // touches it.
     for (auto* status : released) status->store({}, std::memory_order_release);
+  }
+
+  /// Answers a posted Abort of an SQ this worker serves (see abort_request).
+  void answer_abort() {
+    abort_request& req = core_.abort;
+    std::uint64_t posted = req.posted.load(std::memory_order_acquire);
+    if (posted == 0) return;
+    sq_slot& sq = core_.sqs[abort_request::sqid_of(posted)];
+    const auto s = sq.status.load(std::memory_order_relaxed);
+    if (s.state != slot_state::active || s.worker != index_) return;
+    if (!req.posted.compare_exchange_strong(posted, 0, std::memory_order_acquire, std::memory_order_relaxed)) return;
+    const bool aborted = engine_.abort(sq, abort_request::cid_of(posted));
+    req.answer.store(aborted ? abort_request::aborted : abort_request::not_aborted, std::memory_order_release);
   }
 
   controller_core& core_;

@@ -15,7 +15,8 @@ namespace bam::host::detail {
 /**
  * @brief Admin command set: Identify, Create/Delete I/O SQ/CQ, Set/Get Features (Number of
  *        Queues), Abort. Runs on the admin thread only; owns the I/O queue tables' free and
- *        active transitions and waits for workers to release deleted queues.
+ *        active transitions and waits for workers to release deleted queues (and to answer
+ *        Aborts of commands they hold).
  */
 class admin_handler final : public command_handler {
  public:
@@ -35,6 +36,8 @@ class admin_handler final : public command_handler {
   command_result delete_cq(const nvme::command& cmd);
   command_result set_features(const nvme::command& cmd);
   command_result get_features(const nvme::command& cmd) const;
+  /// Hands the Abort to the worker serving the SQ and waits for its answer.
+  command_result abort(const nvme::command& cmd);
   /// Copies `data` to the command's PRPs.
   command_result transfer_to_host(const nvme::command& cmd, const sq_slot& sq,
                                   std::span<const std::byte> data);

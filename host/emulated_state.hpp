@@ -35,6 +35,8 @@ struct io_counters {
     if (error) bump(errors, 1);
     if (drop) bump(dropped, 1);
   }
+  /** @brief A command counted as successful completes with an error after all (Abort). */
+  void add_error() noexcept { bump(errors, 1); }
   void reset() noexcept {
     for (auto* c : {&commands, &bytes, &errors, &dropped}) c->store(0, std::memory_order_relaxed);
   }
@@ -150,11 +152,33 @@ class command_handler {
 };
 
 /**
+ * @brief An Abort on its way from the admin thread to the worker that serves the SQ (whose
+ *        timers hold the delayed completions).
+ * @note One at a time: only the admin thread posts, and it waits for the answer. It stores
+ *       `answer` = 0, then `posted` (release), then announces; the serving worker claims the
+ *       request with a CAS of `posted` back to 0 (so exactly one worker answers it, once) and
+ *       release-stores `answer`, which the admin thread acquire-loads.
+ */
+struct abort_request {
+  static constexpr std::uint32_t aborted = 1;
+  static constexpr std::uint32_t not_aborted = 2;
+  /// 0: none; otherwise 1 << 32 | sqid << 16 | cid.
+  std::atomic<std::uint64_t> posted{0};
+  std::atomic<std::uint32_t> answer{0};  ///< 0 until answered, then aborted or not_aborted
+
+  [[nodiscard]] static constexpr std::uint64_t encode(std::uint16_t sqid, std::uint16_t cid) noexcept {
+    return (std::uint64_t{1} << 32) | (std::uint64_t{sqid} << 16) | cid;
+  }
+  [[nodiscard]] static constexpr std::uint16_t sqid_of(std::uint64_t v) noexcept { return std::uint16_t(v >> 16); }
+  [[nodiscard]] static constexpr std::uint16_t cid_of(std::uint64_t v) noexcept { return std::uint16_t(v); }
+};
+
+/**
  * @brief Everything the controller's threads share.
  *
  * Mutable shared state is limited to: queue slots (ownership above), `generation` (bumped by
- * the admin thread after any slot changes, so workers rescan), CSTS (read-modify-written under
- * `csts_mutex_`), and counters.
+ * the admin thread after any slot changes, so workers rescan), the Abort hand-over, CSTS
+ * (read-modify-written under `csts_mutex_`), and counters.
  */
 struct controller_core {
   controller_core(const emulated_controller_options& opts, bar_view bar, emulated_iommu& iommu,
@@ -205,6 +229,7 @@ struct controller_core {
   const std::unique_ptr<cq_slot[]> cqs;
   std::atomic<std::uint64_t> generation{0};
   std::atomic<bool> stopping{false};
+  abort_request abort;
   std::atomic<std::uint64_t> invalid_doorbells{0};
   std::atomic<const char*> fatal_reason{nullptr};
 

@@ -4,6 +4,7 @@
 #include "host/controller.hpp"
 #include "host/device_copy.hpp"
 #include "host/page_cache_flush.hpp"
+#include "host/queue_recovery.hpp"
 
 #include <bam/nvme/completion.hpp>
 
@@ -135,9 +136,12 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
     s.frame_prps = reinterpret_cast<const queues::prp_pair*>(ptr(b_->frame_prps));
   }
   backend_ = nvme_backend(s);
+  recovery_ = std::make_unique<host::queue_recovery>(controllers_);
 }
 
 page_cache::~page_cache() = default;
+
+std::vector<recovery_event> page_cache::take_recoveries() { return recovery_->take_events(); }
 
 page_cache::cache_type page_cache::ref() const {
   auto ptr = [&](const dma_buffer& b) { return on_gpu_ ? b.device() : b.host(); };

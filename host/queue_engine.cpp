@@ -49,6 +49,22 @@ bool queue_engine::poll() {
   return progress;
 }
 
+bool queue_engine::abort(sq_slot& sq, std::uint16_t cid) {
+  const auto held = std::find_if(timers_.begin(), timers_.end(),
+                                 [&](const pending& p) { return p.sq == &sq && p.cid == cid; });
+  if (held == timers_.end()) return false;
+  pending p = *held;
+  timers_.erase(held);
+  std::make_heap(timers_.begin(), timers_.end(), later);
+  p.due = 0;
+  p.dw0 = 0;
+  p.status = generic_error(nvme::generic_status::abort_requested);
+  sq.counters.add_error();
+  totals_.add_error();
+  complete(p);
+  return true;
+}
+
 bool queue_engine::post_due_timers() {
   const std::uint64_t now = bam::detail::now_ns();
   bool any = false;

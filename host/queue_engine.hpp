@@ -38,6 +38,13 @@ class queue_engine {
    *       with one 8-byte release store, which publishes the entry and the command's data.
    */
   bool poll();
+  /**
+   * @brief Abort: if the completion of command `cid` of `sq` is held in a delay timer, it is
+   *        posted now with status Command Abort Requested (its data transfer already happened).
+   * @return whether it was held (aborted); a command dropped, blocked on a full CQ or already
+   *         posted is not aborted.
+   */
+  bool abort(sq_slot& sq, std::uint16_t cid);
   [[nodiscard]] bool idle() const noexcept {
     return sqs_.empty() && timers_.empty() && blocked_.empty();
   }

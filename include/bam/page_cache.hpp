@@ -9,6 +9,7 @@
 #include <bam/error.hpp>
 #include <bam/memory.hpp>
 #include <bam/nvme_backend.hpp>
+#include <bam/recovery_event.hpp>
 
 #include "cache/cache_ref.hpp"
 #include "cache/stats.hpp"
@@ -23,6 +24,7 @@ namespace bam {
 
 namespace host {
 class controller;
+class queue_recovery;
 }
 
 struct page_cache_options {
@@ -63,7 +65,10 @@ class page_cache {
    * @param controllers the controllers pages are striped over (all driven from the same side:
    * the GPU, or the CPU in CPU-only builds); they must outlive the cache
    * @param memory where slots, tables (memory_kind::device) and frames (memory_kind::host) come from
-   * @throw bam::invalid_argument for bad options, naming the option and the value
+   * @throw bam::invalid_argument for bad options, naming the option and the value, or when
+   * another page_cache's recovery watches one of the controllers (one cache per controller at a
+   * time)
+   * @note Starts the cache's recovery thread (see take_recoveries()).
    */
   page_cache(std::vector<host::controller*> controllers, memory_resource& memory, page_cache_options options = {});
   ~page_cache();
@@ -117,6 +122,16 @@ class page_cache {
   /// Commands per latency bucket: bucket b counts latencies in [2^b, 2^(b+1)) ns.
   [[nodiscard]] std::vector<std::uint64_t> latency_histogram() const;
   void reset_stats();
+  /**
+   * @brief The queue pairs the cache's recovery took back from failure since the last call
+   * (oldest first), and forgets them.
+   * @note A command that never completes fails only the accesses waiting on it; its queue pair
+   * goes out of service, and once no thread uses it a host thread of the cache re-creates its
+   * queues at the controller (a controller reset as the last resort) and hands it back to the
+   * next access (docs/architecture.md, "Recovery").
+   */
+  [[nodiscard]] std::vector<recovery_event> take_recoveries();
+
   /// Every array's statistics, the total and the latency histogram, as JSON.
   [[nodiscard]] std::string stats_json() const;
   /// The same as a compact table for people.
@@ -139,6 +154,8 @@ class page_cache {
   std::vector<std::uint32_t> nsids_;
   std::unique_ptr<buffers> b_;
   nvme_backend backend_;
+  /// Last: its thread starts once the queue pairs are in the backend, and stops first.
+  std::unique_ptr<host::queue_recovery> recovery_;
 };
 
 }  // namespace bam

@@ -3,14 +3,11 @@
 // and std::threads standing in for GPU warps drive the I/O queue pairs with queues/ code —
 // every read verified against the namespace, PRP lists up to MDTS, writes read back, errors
 // and lost completions reported with their context.
-#include "host/controller.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
+#include "tests/host/controller_rig.hpp"
+
 #include "host/io_error.hpp"
 #include "host/ram_store.hpp"
 #include "host/synthetic_store.hpp"
-#include "queues/prp.hpp"
 
 #include <bam/synthetic.hpp>
 
@@ -24,43 +21,10 @@
 namespace {
 
 using namespace bam;
-constexpr std::uint64_t seconds = 1'000'000'000ull;
-
-/// heap → emulated IOMMU → emulated controller, and the real driver on top.
-struct rig {
-  rig(std::vector<std::shared_ptr<host::namespace_store>> ns, host::emulated_controller::options eo,
-      host::controller_options co)
-      : emu(heap, iommu, std::move(ns), eo) {
-    co.driver = host::io_driver::cpu;
-    ctrl = std::make_unique<host::controller>(emu.bar(), dma, co);
-  }
-  host::heap_memory heap;
-  host::emulated_iommu iommu;
-  host::iommu_memory dma{heap, iommu};
-  host::emulated_controller emu;
-  std::unique_ptr<host::controller> ctrl;
-};
-
-host::emulated_controller::options emu_options(std::uint16_t queues = 8, std::uint8_t mdts = 5) {
-  host::emulated_controller::options o;
-  o.n_workers = 2;
-  o.max_io_queues = queues;
-  o.mdts = mdts;
-  o.idle_spin_ns = 5'000;
-  return o;
-}
-
-/// A data buffer with its PRPs built for one transfer of `bytes`.
-struct transfer {
-  transfer(memory_resource& dma, std::size_t bytes, std::size_t page)
-      : data(dma.allocate(bytes, memory_kind::host)),
-        list(dma.allocate(std::max<std::size_t>(queues::prp_list_bytes(0, bytes, page), page), memory_kind::host)) {
-    prp = queues::build_prps([&](std::size_t o) { return data.bus_at(o); }, bytes, page,
-                             reinterpret_cast<std::uint64_t*>(list.host()), list.bus_at(0));
-  }
-  dma_buffer data, list;
-  queues::prp_pair prp;
-};
+using test::emu_options;
+using test::rig;
+using test::seconds;
+using test::transfer;
 
 }  // namespace
 

@@ -71,6 +71,14 @@ TEST(NvmeSpec, QueueCreationEncoding) {
   EXPECT_EQ(nq.cdw11, 0x003f003fu);
 }
 
+TEST(NvmeSpec, AbortEncoding) {
+  const auto a = nvme::make_abort(5, 0x1234);
+  EXPECT_EQ(a.opcode(), 0x08);
+  EXPECT_EQ(a.cdw10, 0x12340005u);  // SQID [15:0], CID [31:16]
+  EXPECT_EQ(a.qid(), 5);
+  EXPECT_EQ(a.abort_cid(), 0x1234);
+}
+
 TEST(NvmeSpec, CompletionStatusDecoding) {
   nvme::completion cpl{};
   const auto st = nvme::status_field::make(nvme::status_type::generic,

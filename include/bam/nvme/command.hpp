@@ -79,6 +79,9 @@ struct command {
   /// Create I/O SQ: the completion queue this SQ posts to.
   BAM_HD constexpr std::uint16_t cqid() const { return std::uint16_t(cdw11 >> 16); }
 
+  // Abort: the submission queue is qid(); the command to abort is this.
+  BAM_HD constexpr std::uint16_t abort_cid() const { return std::uint16_t(cdw10 >> 16); }
+
   // Identify / features.
   BAM_HD constexpr std::uint8_t cns() const { return std::uint8_t(cdw10 & 0xff); }
   BAM_HD constexpr std::uint8_t fid() const { return std::uint8_t(cdw10 & 0xff); }
@@ -157,6 +160,14 @@ BAM_HD constexpr command make_delete_io_sq(std::uint16_t qid) {
 BAM_HD constexpr command make_delete_io_cq(std::uint16_t qid) {
   command c = make_command(std::uint8_t(admin_opcode::delete_io_cq));
   c.cdw10 = qid;
+  return c;
+}
+
+/// Abort command `cid` of submission queue `sqid` (best effort: dw0 bit 0 of the completion is
+/// 0 when the command was aborted, 1 when it was not).
+BAM_HD constexpr command make_abort(std::uint16_t sqid, std::uint16_t cid) {
+  command c = make_command(std::uint8_t(admin_opcode::abort));
+  c.cdw10 = std::uint32_t{sqid} | (std::uint32_t{cid} << 16);
   return c;
 }
 
