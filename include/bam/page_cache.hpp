@@ -55,6 +55,15 @@ struct array_stats {
   }
 };
 
+/// One recovery of a queue pair after a command was lost (bam recovers by itself).
+struct recovery_event {
+  std::uint32_t controller = 0;   ///< controller index
+  std::uint16_t qid = 0;          ///< the I/O queue pair's id
+  std::uint16_t lost_cid = 0;     ///< command id whose wait timed out first
+  double recovery_ms = 0;         ///< from the failure being reported to the pair back in service
+  bool controller_reset = false;  ///< the last resort was needed
+};
+
 class page_cache {
  public:
   using cache_type = cache::cache_ref<nvme_backend>;
@@ -117,6 +126,8 @@ class page_cache {
   /// Commands per latency bucket: bucket b counts latencies in [2^b, 2^(b+1)) ns.
   [[nodiscard]] std::vector<std::uint64_t> latency_histogram() const;
   void reset_stats();
+  /// Every recovery since the cache was built (or since the last call), oldest first.
+  [[nodiscard]] std::vector<recovery_event> take_recoveries();
   /// Every array's statistics, the total and the latency histogram, as JSON.
   [[nodiscard]] std::string stats_json() const;
   /// The same as a compact table for people.
