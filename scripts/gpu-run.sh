@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Everything bam does on the GPU box, in one call of the device tool:
 #   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [vector] [demo]
-# (no argument: build test sanitize bench-all demo; `vector` runs bench/vector_search/run.sh,
+# (no argument: build test sanitize bench-all demo; `bench all` runs every bench/NAME/NAME that
+# was built: queue_read, array_read, graphs, soak, vector_search; `vector` runs bench/vector_search/run.sh,
 # which needs the carried .whl and .carry/fashion-mnist). BAM_GPU_BUILD names the build folder. It builds from the working tree with the
 # box's own toolchain (the box cannot download; Debian's GoogleTest sources are carried in
 # .carry/googletest when the box has none), runs the GPU tests, compute-sanitizer on the core
