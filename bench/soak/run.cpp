@@ -118,7 +118,8 @@ run_result runner::run(const run_config& c, double seconds) {
 
     page_cache_options o;
     o.page_bytes = c.page_bytes;
-    o.cache_bytes = std::max<std::size_t>(shape.total_bytes() / c.cache_divisor, 2 * std::size_t{c.page_bytes});
+    // At least a warp's distinct pages (page_cache's minimum on a GPU; a CPU group is smaller).
+    o.cache_bytes = std::max<std::size_t>(shape.total_bytes() / c.cache_divisor, 32 * std::size_t{c.page_bytes});
     o.timeout = timeout;
     page_cache cache(sys.controllers(), sys.memory(), o);
     r.cache_slots = cache.n_slots();

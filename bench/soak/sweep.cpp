@@ -74,7 +74,7 @@ std::vector<run_config> make_sweep(const std::vector<std::string>& sweeps, bool 
         }
   }
   if (wanted("grid")) {
-    if (quick) {  // a lone group on the smallest cache (2 slots on the CPU), and a mixed block
+    if (quick) {  // a lone group on the smallest cache (32 slots), and a mixed block
       out.push_back({"grid", 65536, 256, grid_kind::warp, pattern::zipf});
       out.push_back({"grid", 4096, 16, grid_kind::block, pattern::zipf});
     } else {

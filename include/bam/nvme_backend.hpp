@@ -162,7 +162,7 @@ class nvme_backend {
    */
   BAM_HD status write_page(const cache::page_io& io) const {
     const std::uint32_t controller = controller_of(io.key);
-    if (!s_.queues.healthy(controller)) return status::queue_failed;
+    if (!s_.queues.healthy(controller) && !s_.queues.heal(controller)) return status::queue_failed;
     const std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
     if (pair == queues::queue_set_ref<>::no_pair) return status::queue_failed;
     const auto& qp = s_.queues.at(pair);
