@@ -54,7 +54,8 @@ class admission_ref {
    * @brief Reserves `k` units (1 <= k <= capacity), waiting while the cache's other waiters
    * hold too many.
    * @param stall_ns give up after this long without the word moving (nobody took or returned
-   * units), or after stall_limit times as long in all
+   * units: longer than any admitted group can hold its units without progress), or after
+   * stall_limit times as long in all
    * @return ok (the caller must leave(k) later), or timeout when the cache's slots stayed held
    * (a kernel holding pinned pages while it waits for more)
    * @note Waiting for other groups is not a timeout: the limit restarts whenever the word moves.

@@ -85,9 +85,10 @@ struct page_pin {
  *   distinct pages (admission_ref) before it holds anything while waiting, or else drops its
  *   pins first; so pinned and claimed slots of waiting groups never exhaust the cache, and a
  *   small cache is slower, not failing.
- * - Every wait (for a filler, a victim, admission) is bounded: waiting for other threads ends
- *   only when nothing moved for `timeout_ns` (admission) or after a multiple of it; calls into
- *   the backend are bounded by the deadline the backend receives.
+ * - Every wait is bounded. Waiting for other threads is not a timeout: it ends only when the
+ *   gate did not move for gate_stall_limit time limits, or after stall_limit of them (a filler
+ *   that never returns); a victim is waited for one time limit (no_slot); calls into the
+ *   backend are bounded by the deadline the backend receives.
  *
  * Backend contract: see cache/backend.hpp (`read_page`/`write_page` on one page_io, called by one
  * thread, deadline included).
@@ -271,6 +272,13 @@ class cache_ref {
     stats_.add(range, counter::bytes_written, page_bytes_);
   }
 
+  /// How many time limits a lane waits for other threads' fills before it gives up.
+  static constexpr std::uint64_t stall_limit = 64;
+  /// How many time limits a group waits at the gate while no unit moves: an admitted group may
+  /// hold its units that long without anybody else moving (a lost command's deadline, a lost
+  /// write's recovery, a victim's wait).
+  static constexpr std::uint64_t gate_stall_limit = 8;
+
   /// Internal result of a staged lookup that found the page being filled or evicted by another
   /// thread: the lane asks again after its group published its own fills.
   static constexpr status retry = static_cast<status>(0xff);
@@ -284,17 +292,18 @@ class cache_ref {
    * fill is published only after the group's collective finish_reads, so a leader must never
    * wait for another thread's fill while its own group holds unpublished ones (it could wait for
    * a page its own group is evicting, or two warps for each other): such lookups return `retry`,
-   * the group reads and publishes what it claimed, then the unresolved lanes go round again,
-   * bounded by twice the time limit (one lost fill of another thread, then this group's own).
-   * Without staging, lookups wait in place.
+   * the group reads and publishes what it claimed, then the unresolved lanes go round again.
+   * That wait is for other threads, each bounded by its own I/O deadlines, so it is not a
+   * timeout; only stall_limit time limits end it (a filler that never returns). Without staging,
+   * lookups wait in place.
    */
   template <detail::lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
     page_pin mine{status::out_of_range, 0, nullptr, false, 0};
     bool unresolved = valid;
     std::uint32_t admitted = 0;  // the group's units, known to every lane
-    std::uint64_t limit = 0;     // set when a lane first has to go round again under admission
-    unsigned hit_requests = 0;   // lanes of a first-pass hit this lane leads: counted once kept
+    std::uint64_t limit = 0;     // set when the lane first has to go round again under admission
+    unsigned hit_requests = 0;   // lanes of the first-pass hit this lane leads (uncounted if dropped)
     detail::backoff wait;
     while (g.ballot(unresolved) != 0) {
       const coalesced_request req = coalesce(g, unresolved ? make_tag(key) : no_page_tag);
@@ -307,7 +316,7 @@ class cache_ref {
       if (leader && admitted != 0) {
         led = lookup(key, want, req.count, pending);
       } else if (leader) {
-        led = try_hit(key, want);
+        led = try_hit(key, want, req.count);
         if (led.result == status::ok) hit_requests = req.count;
       }
       led = finish_fills(g, pending, led);
@@ -323,14 +332,17 @@ class cache_ref {
         if (admitted == 0) break;  // every lane failed: stalled or too many pages
         continue;
       }
-      if (limit == 0) limit = detail::now_ns() + 2 * timeout_ns_;
-      if (detail::now_ns() > limit) {
-        if (unresolved) mine = page_pin{status::timeout, 0, nullptr, false, 0};
-        break;
+      // Each lane decides for itself, and the loop's ballot ends the group's passes together.
+      if (unresolved) {
+        if (limit == 0) limit = detail::now_ns() + stall_limit * timeout_ns_;
+        if (detail::now_ns() > limit) {
+          unresolved = false;
+          mine = page_pin{status::timeout, 0, nullptr, false, 0};
+        } else {
+          wait();
+        }
       }
-      wait();
     }
-    if (hit_requests != 0) count_hit(key.range, hit_requests);
     // The lowest member returns the group's units at release().
     if (admitted != 0 && g.rank() == unsigned(cuda::std::countr_zero(g.ballot(true)))) mine.admitted = admitted;
     return mine;
@@ -340,7 +352,7 @@ class cache_ref {
    * @brief Takes admission for the group's distinct pages (collective).
    * @return the units taken, the same on every lane; 0 when the group could not be admitted, in
    * which case every valid lane's pin was dropped and its result is no_slot (more pages than the
-   * gate's capacity) or timeout (nothing moved in the cache for the time limit)
+   * gate's capacity) or timeout (nothing moved at the gate for gate_stall_limit time limits)
    * @note Tries once while holding the first pass's pins; refused, it drops them (the pinned
    * lanes become unresolved again, their hits uncounted) and waits.
    */
@@ -356,18 +368,16 @@ class cache_ref {
     }
     st = static_cast<status>(g.shfl(std::uint64_t(st), first));
     if (st == retry) {
-      if (mine.holds_pin) slots_.unpin(mine.slot);
-      hit_requests = 0;
+      drop_first_pass_pin(key, mine, hit_requests);
       if (valid) {
         unresolved = true;
         mine = page_pin{status::out_of_range, 0, nullptr, false, 0};
       }
-      if (g.rank() == first) st = admission_.enter(k, timeout_ns_);
+      if (g.rank() == first) st = admission_.enter(k, gate_stall_limit * timeout_ns_);
       st = static_cast<status>(g.shfl(std::uint64_t(st), first));
     }
     if (st == status::ok) return k;
-    if (mine.holds_pin) slots_.unpin(mine.slot);
-    hit_requests = 0;
+    drop_first_pass_pin(key, mine, hit_requests);
     if (valid) {
       unresolved = false;
       mine = page_pin{st, 0, nullptr, false, 0};
@@ -386,17 +396,25 @@ class cache_ref {
     typename staging_of<Backend>::type staged{};
   };
 
-  /// Leader, first pass: pins `key` if it is resident; else `retry` (resolved under admission).
-  BAM_HD outcome try_hit(page_key key, access_mode mode) const {
+  /// Leader, first pass: pins `key` if it is resident, counted as a hit for `requests` lanes;
+  /// else `retry` (resolved, and counted, under admission).
+  BAM_HD outcome try_hit(page_key key, access_mode mode, unsigned requests) const {
     const page_entry entry = ranges_[key.range].load(key.page);
     if (!entry.resident() || !slots_.try_pin(entry.slot(), make_tag(key), mode)) return outcome{retry, 0};
+    stats_.add(key.range, counter::hits, 1);
+    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
     return outcome{status::ok, entry.slot()};
   }
 
-  /// Counts a hit served to `requests` lanes.
-  BAM_HD void count_hit(std::uint32_t range, unsigned requests) const {
-    stats_.add(range, counter::hits, 1);
-    if (requests > 1) stats_.add(range, counter::coalesced, requests - 1);
+  /// Gives up a first-pass pin before waiting at the gate, and takes its hit back out of the
+  /// counts (modular subtraction on the same shard: sums stay exact), as the lanes ask again.
+  BAM_HD void drop_first_pass_pin(page_key key, page_pin& mine, unsigned& hit_requests) const {
+    if (mine.holds_pin) slots_.unpin(mine.slot);
+    if (hit_requests != 0) {
+      stats_.add(key.range, counter::hits, ~std::uint64_t{0});
+      if (hit_requests > 1) stats_.add(key.range, counter::coalesced, std::uint64_t{0} - (hit_requests - 1));
+    }
+    hit_requests = 0;
   }
 
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.

@@ -216,8 +216,7 @@ std::unique_ptr<controller::ring_pair> controller::make_rings(std::uint16_t qid,
     // (Zeroed memory is the initial record.)
     rings->health = memory_.allocate(sizeof(queues::queue_health), memory_kind::host, 4096);
     s.health = reinterpret_cast<queues::queue_health*>(side(rings->health));
-    s.unhealthy = reinterpret_cast<std::uint32_t*>(side(unhealthy_));
-    BAM_EXPECTS(s.health != nullptr && s.unhealthy != nullptr,
+    BAM_EXPECTS(s.health != nullptr,
                 "controller: the recovery record of queue " + std::to_string(qid) + " is not reachable from the " +
                     (driver == io_driver::gpu ? "GPU" : "CPU"));
   }
@@ -227,8 +226,6 @@ std::unique_ptr<controller::ring_pair> controller::make_rings(std::uint16_t qid,
 
 void controller::create_io_queues() {
   depth_ = std::min<std::uint32_t>(options_.queue_depth, cap_.mqes() + 1);
-  const bool on_gpu = options_.driver == io_driver::gpu && memory_.has_device_memory();
-  unhealthy_ = memory_.allocate(sizeof(std::uint32_t), on_gpu ? memory_kind::device : memory_kind::host, 4096);
   std::lock_guard lock(admin_mutex_);
   const std::uint32_t granted = set_number_of_queues();
   for (std::uint32_t i = 1; i <= granted; ++i) {

@@ -170,7 +170,6 @@ class controller {
   std::unique_ptr<ring_pair> admin_;
   std::vector<std::unique_ptr<ring_pair>> io_;
   std::vector<queues::queue_pair_ref<>> io_refs_;
-  dma_buffer unhealthy_;  ///< pairs out of service (queue_pair_storage::unhealthy), zeroed
   /// Serialises admin commands and everything that changes queues at the controller; guards
   /// shut_down_ and the ring_pairs' `live` flags.
   mutable std::mutex admin_mutex_;

@@ -74,9 +74,6 @@ struct queue_pair_storage {
   /// Host-visible recovery record (pinned host memory); null for a pair nobody recovers (the
   /// admin queue, queue tests): a failure then stays until restart().
   queue_health* health = nullptr;
-  /// Pairs of this pair's controller out of service (one word the controller's pairs share, in
-  /// the driving side's memory); null when nobody asks.
-  std::uint32_t* unhealthy = nullptr;
 };
 
 /**
@@ -129,11 +126,6 @@ class queue_pair_ref {
   [[nodiscard]] BAM_HD std::uint32_t epoch() const {
     return atomic<std::uint32_t>(s_.control->epoch).load(cuda::std::memory_order_relaxed);
   }
-  /// True while no pair of this pair's controller is out of service (always, without the word).
-  [[nodiscard]] BAM_HD bool controller_healthy() const {
-    return s_.unhealthy == nullptr ||
-           atomic<std::uint32_t>(*s_.unhealthy).load(cuda::std::memory_order_acquire) == 0;
-  }
 
   /**
    * @brief Registers the caller as a user of the pair if it is in service.
@@ -158,7 +150,6 @@ class queue_pair_ref {
                                          cuda::std::memory_order_acquire, cuda::std::memory_order_relaxed)) {
           restart();
           atomic<std::uint32_t>(s_.control->epoch).store(e + 1, cuda::std::memory_order_relaxed);
-          if (s_.unhealthy) atomic<std::uint32_t>(*s_.unhealthy).fetch_sub(1, cuda::std::memory_order_relaxed);
           word.fetch_add(pair_service::transition(pair_state::resetting, pair_state::in_service),
                          cuda::std::memory_order_release);
           return true;
@@ -187,7 +178,7 @@ class queue_pair_ref {
    * (or the controller broke the protocol: cid = queue_health::no_cid).
    * @return status::timeout, for the caller to pass on
    * @note The first failer of an epoch wins a CAS (in service → failed, users kept), counts the
-   * pair in its controller's `unhealthy` word and tells the host (lost_cid, then `failed`, a
+   * tells the host (lost_cid, then `failed`, a
    * system-scope release). Later failers of the same epoch change nothing.
    */
   BAM_HD bam::status fail(std::uint32_t cid = queue_health::no_cid) const {
@@ -196,7 +187,6 @@ class queue_pair_ref {
     while (pair_service(seen).state() == pair_state::in_service) {
       if (word.compare_exchange_weak(seen, seen + pair_service::transition(pair_state::in_service, pair_state::failed),
                                      cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed)) {
-        if (s_.unhealthy) atomic<std::uint32_t>(*s_.unhealthy).fetch_add(1, cuda::std::memory_order_release);
         if (s_.health) {
           detail::system_atomic<std::uint32_t>(s_.health->lost_cid).store(cid, cuda::std::memory_order_relaxed);
           detail::system_atomic<std::uint32_t>(s_.health->failed).store(epoch() + 1, cuda::std::memory_order_release);

@@ -61,21 +61,16 @@ class queue_set_ref {
     }
     return no_pair;
   }
-  /// True while every pair of `controller` is in service.
-  [[nodiscard]] BAM_HD bool healthy(std::uint32_t controller) const {
-    return pairs_[first_[controller]].controller_healthy();
-  }
   /**
    * @brief Returns to service every failed pair of `controller` whose queues the host has
-   * re-created (a try_enter that finds such a pair unused resets it), then reports healthy().
-   * @note Threads that use only their own pairs would otherwise never visit a re-created one,
-   * and the controller would stay unhealthy (holding writes back) for good.
+   * re-created (a try_enter that finds such a pair unused resets it).
+   * @note For a thread waiting for one pair's recovery: threads that use only their own pairs
+   * might never visit a re-created one.
    */
-  BAM_HD bool heal(std::uint32_t controller) const {
+  BAM_HD void heal(std::uint32_t controller) const {
     for (std::uint32_t i = first_[controller]; i < first_[controller + 1]; ++i) {
       if (pairs_[i].failed() && pairs_[i].try_enter()) pairs_[i].leave();
     }
-    return healthy(controller);
   }
 
  private:

@@ -156,22 +156,26 @@ class nvme_backend {
   /**
    * @brief Writes `io.data` to the page's blocks, from one thread, on a pair of its controller.
    * @return ok; io_error or timeout (the command failed or was lost: recorded); queue_failed,
-   * not recorded, while a pair of the controller is out of service: the write is not sent, so
-   * that it cannot overtake a lost write of the same page that the controller might still
-   * perform before its queue is deleted (the caller keeps the page dirty and tries later)
+   * not recorded, when no pair of the controller is in service or the pair left service before
+   * the write was published (nothing was written; the caller keeps the page dirty)
+   * @note A lost write could still be performed by the controller until its SQ is deleted: if
+   * the page were written again meanwhile (on another pair), the late write would overwrite the
+   * newer data. So a caller whose write was lost does not return, holding the page's slot busy,
+   * until the pair was re-created (its epoch moved on), bounded by recovery_bound_ns().
    */
   BAM_HD status write_page(const cache::page_io& io) const {
     const std::uint32_t controller = controller_of(io.key);
-    if (!s_.queues.healthy(controller) && !s_.queues.heal(controller)) return status::queue_failed;
     const std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
     if (pair == queues::queue_set_ref<>::no_pair) return status::queue_failed;
     const auto& qp = s_.queues.at(pair);
+    const std::uint32_t epoch = qp.epoch();
     const std::uint64_t t = qp.reserve();
     std::byte* frame = nullptr;
     bool holds = false;
     const status st = issue(qp, pair, controller, t, io, nvme::io_opcode::write, frame, holds);
     if (holds) qp.release(t);
     qp.leave();
+    if (st == status::timeout) await_recovery(qp, controller, epoch);
     return st;
   }
 
@@ -205,6 +209,17 @@ class nvme_backend {
   /// How long a round waits for a pair in service while every pair of its controller recovers:
   /// the users of a failed pair leave within one command time limit, and the host re-creates it.
   BAM_HD std::uint64_t recovery_bound_ns() const { return 4 * s_.command_timeout_ns; }
+
+  /// Waits, bounded by recovery_bound_ns(), until `qp` has been recovered since `epoch`,
+  /// helping re-created pairs back into service (the caller has left the pair).
+  BAM_HD void await_recovery(const queues::queue_pair_ref<>& qp, std::uint32_t controller, std::uint32_t epoch) const {
+    const std::uint64_t limit = detail::now_ns() + recovery_bound_ns();
+    detail::backoff wait(1024, 65536);
+    while (qp.epoch() == epoch && detail::now_ns() < limit) {
+      s_.queues.heal(controller);
+      wait();
+    }
+  }
 
   BAM_HD std::uint32_t controller_of(const cache::page_key& key) const {
     const range_placement& r = s_.ranges[key.range];
