@@ -44,9 +44,10 @@ struct page_io {
  *   `status::io_error` when the transfer failed. A backend whose device may still DMA into a
  *   slot after giving up must make sure it cannot land in a reused slot (nvme_backend's frames
  *   stay reserved until the queue is deleted and re-created).
- * - `write_page` may return `status::queue_failed` when it cannot issue the write for now (held
- *   back while the backend recovers): nothing was written; the cache keeps the page dirty and
- *   writes it later.
+ * - `write_page` may return `status::queue_failed` when it cannot issue the write for now (no
+ *   queue in service while the backend recovers): nothing was written; the cache keeps the page
+ *   dirty and writes it later. A write that was lost returns only once it can no longer be
+ *   performed late (nvme_backend waits for its queue's re-creation).
  *
  * The calls are const: a backend is a trivially copyable view (like queues' queue_set_ref, or a
  * test fake holding a pointer to its store), kept by value in cache_ref.

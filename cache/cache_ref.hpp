@@ -575,7 +575,7 @@ class cache_ref {
   }
 
   /// Writes one slot back if it is valid and dirty, waiting (bounded) while it is pinned or busy
-  /// or while the backend holds writes back (a recovery: up to a few time limits).
+  /// or while the backend has no pair in service (a recovery: up to a few time limits).
   BAM_HD status flush_slot(std::uint32_t slot) const {
     const std::uint64_t limit = detail::now_ns() + 4 * timeout_ns_;
     detail::backoff wait;
@@ -590,7 +590,7 @@ class cache_ref {
         const status st = backend_.write_page(io(key, slot, limit));
         slots_.restore(slot, st != status::ok, seen.referenced());
         if (st == status::ok) count_write_back(key.range);
-        // queue_failed: the backend holds writes back while it recovers; try again.
+        // queue_failed: no write was sent (no pair in service); try again.
         if (st != status::queue_failed || detail::now_ns() > limit) return st;
       }
       if (detail::now_ns() > limit) return status::timeout;
