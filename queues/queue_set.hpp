@@ -30,20 +30,9 @@ class queue_set_ref {
   [[nodiscard]] BAM_HD std::uint32_t pairs_of(std::uint32_t controller) const {
     return first_[controller + 1] - first_[controller];
   }
-  /// Index (into all pairs) of the pair a caller running on `worker` (an SM id) uses on
-  /// `controller`; owners index per-pair resources (frames, PRP lists) by it.
-  [[nodiscard]] BAM_HD std::uint32_t index_of(std::uint32_t controller, std::uint32_t worker) const {
-    return first_[controller] + worker % pairs_of(controller);
-  }
+  /// Pair `index` of all pairs (an index enter() returned); owners index per-pair resources
+  /// (frames, PRP lists) by it.
   [[nodiscard]] BAM_HD const queue_pair_ref<Scope>& at(std::uint32_t index) const { return pairs_[index]; }
-  /// The pair a caller running on `worker` (an SM id) uses on `controller`.
-  [[nodiscard]] BAM_HD const queue_pair_ref<Scope>& pick(std::uint32_t controller, std::uint32_t worker) const {
-    return pairs_[index_of(controller, worker)];
-  }
-  /// The pair for the calling thread's SM (host threads: their thread index).
-  [[nodiscard]] BAM_HD const queue_pair_ref<Scope>& pick(std::uint32_t controller) const {
-    return pick(controller, detail::worker_id());
-  }
 
   /// What enter() returns when every pair of the controller is out of service.
   static constexpr std::uint32_t no_pair = ~std::uint32_t{0};
