@@ -303,7 +303,6 @@ class cache_ref {
     bool unresolved = valid;
     std::uint32_t admitted = 0;  // the group's units, known to every lane
     std::uint64_t limit = 0;     // set when the lane first has to go round again under admission
-    unsigned hit_requests = 0;   // lanes of the first-pass hit this lane leads (uncounted if dropped)
     detail::backoff wait;
     while (g.ballot(unresolved) != 0) {
       const coalesced_request req = coalesce(g, unresolved ? make_tag(key) : no_page_tag);
@@ -313,12 +312,7 @@ class cache_ref {
       const bool leader = unresolved && req.led_by(g.rank());
       pending_fill pending{};
       outcome led{};
-      if (leader && admitted != 0) {
-        led = lookup(key, want, req.count, pending);
-      } else if (leader) {
-        led = try_hit(key, want, req.count);
-        if (led.result == status::ok) hit_requests = req.count;
-      }
+      if (leader) led = admitted != 0 ? lookup(key, want, req.count, pending) : try_hit(key, want);
       led = finish_fills(g, pending, led);
       const outcome o = unpack(g.shfl(pack(led), req.leader));
       if (unresolved && o.result != retry) {
@@ -326,10 +320,11 @@ class cache_ref {
         mine = o.result == status::ok ? page_pin{status::ok, o.slot, slot_bytes(o.slot), leader, 0}
                                       : page_pin{o.result, 0, nullptr, false, 0};
       }
-      if (g.ballot(unresolved) == 0) break;
-      if (admitted == 0) {
-        admitted = admit(g, key, valid, unresolved, mine, hit_requests);
-        if (admitted == 0) break;  // every lane failed: stalled or too many pages
+      if (admitted == 0) {  // the first pass
+        if (g.ballot(unresolved) != 0) admitted = admit(g, key, valid, unresolved, mine);
+        // First-pass hits count once their pins are kept (admit drops the pins when refused).
+        count_first_pass_hits(g, key, leader && mine.holds_pin, mine.result == status::ok, req.count);
+        if (admitted == 0) break;  // all hit, or every lane failed: stalled or too many pages
         continue;
       }
       // Each lane decides for itself, and the loop's ballot ends the group's passes together.
@@ -354,11 +349,10 @@ class cache_ref {
    * which case every valid lane's pin was dropped and its result is no_slot (more pages than the
    * gate's capacity) or timeout (nothing moved at the gate for gate_stall_limit time limits)
    * @note Tries once while holding the first pass's pins; refused, it drops them (the pinned
-   * lanes become unresolved again, their hits uncounted) and waits.
+   * lanes become unresolved again) and waits.
    */
   template <detail::lane_group Group>
-  BAM_HD std::uint32_t admit(Group& g, page_key key, bool valid, bool& unresolved, page_pin& mine,
-                             unsigned& hit_requests) const {
+  BAM_HD std::uint32_t admit(Group& g, page_key key, bool valid, bool& unresolved, page_pin& mine) const {
     const coalesced_request all = coalesce(g, valid ? make_tag(key) : no_page_tag);
     const auto k = std::uint32_t(cuda::std::popcount(g.ballot(valid && all.led_by(g.rank()))));
     const unsigned first = unsigned(cuda::std::countr_zero(g.ballot(true)));
@@ -368,7 +362,7 @@ class cache_ref {
     }
     st = static_cast<status>(g.shfl(std::uint64_t(st), first));
     if (st == retry) {
-      drop_first_pass_pin(key, mine, hit_requests);
+      drop_first_pass_pin(mine);
       if (valid) {
         unresolved = true;
         mine = page_pin{status::out_of_range, 0, nullptr, false, 0};
@@ -377,7 +371,7 @@ class cache_ref {
       st = static_cast<status>(g.shfl(std::uint64_t(st), first));
     }
     if (st == status::ok) return k;
-    drop_first_pass_pin(key, mine, hit_requests);
+    drop_first_pass_pin(mine);
     if (valid) {
       unresolved = false;
       mine = page_pin{st, 0, nullptr, false, 0};
@@ -396,25 +390,49 @@ class cache_ref {
     typename staging_of<Backend>::type staged{};
   };
 
-  /// Leader, first pass: pins `key` if it is resident, counted as a hit for `requests` lanes;
-  /// else `retry` (resolved, and counted, under admission).
-  BAM_HD outcome try_hit(page_key key, access_mode mode, unsigned requests) const {
+  /// Leader, first pass: pins `key` if it is resident, else `retry` (resolved under admission).
+  /// Not counted here: acquire_if counts the hit once it keeps the pin.
+  BAM_HD outcome try_hit(page_key key, access_mode mode) const {
     const page_entry entry = ranges_[key.range].load(key.page);
     if (!entry.resident() || !slots_.try_pin(entry.slot(), make_tag(key), mode)) return outcome{retry, 0};
-    stats_.add(key.range, counter::hits, 1);
-    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
     return outcome{status::ok, entry.slot()};
   }
 
-  /// Gives up a first-pass pin before waiting at the gate, and takes its hit back out of the
-  /// counts (modular subtraction on the same shard: sums stay exact), as the lanes ask again.
-  BAM_HD void drop_first_pass_pin(page_key key, page_pin& mine, unsigned& hit_requests) const {
-    if (mine.holds_pin) slots_.unpin(mine.slot);
-    if (hit_requests != 0) {
-      stats_.add(key.range, counter::hits, ~std::uint64_t{0});
-      if (hit_requests > 1) stats_.add(key.range, counter::coalesced, std::uint64_t{0} - (hit_requests - 1));
+  /**
+   * @brief Counts the group's first-pass hits (collective): each leader holding a pin is a hit,
+   * each other lane it serves a coalesced request.
+   * @param leads_hit this lane leads its peers and holds their first-pass pin
+   * @param served this lane is served by a first-pass pin (its own or its leader's)
+   * @note When every served lane counts into one range (the common case), one lane adds both
+   * counts for the group: two adds per group instead of up to two per leader. Otherwise each
+   * leader adds its own.
+   */
+  template <detail::lane_group Group>
+  BAM_HD void count_first_pass_hits(Group& g, page_key key, bool leads_hit, bool served, unsigned requests) const {
+    if (!stats_.enabled()) return;
+    const detail::lane_mask leaders = g.ballot(leads_hit);
+    if (leaders == 0) return;
+    const detail::lane_mask lanes = g.ballot(served);
+    const unsigned first = unsigned(cuda::std::countr_zero(lanes));
+    const auto range = std::uint32_t(g.shfl(key.range, first));
+    if (g.ballot(served && key.range != range) != 0) {
+      if (leads_hit) {
+        stats_.add(key.range, counter::hits, 1);
+        if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
+      }
+    } else if (g.rank() == first) {
+      const auto hits = unsigned(cuda::std::popcount(leaders));
+      stats_.add(range, counter::hits, hits);
+      if (const auto peers = unsigned(cuda::std::popcount(lanes)) - hits; peers != 0) {
+        stats_.add(range, counter::coalesced, peers);
+      }
     }
-    hit_requests = 0;
+  }
+
+  /// Gives up a first-pass pin before waiting at the gate (the lanes ask again).
+  BAM_HD void drop_first_pass_pin(page_pin& mine) const {
+    if (mine.holds_pin) slots_.unpin(mine.slot);
+    mine.holds_pin = false;
   }
 
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.

@@ -6,6 +6,7 @@
 #include "cache/page_state.hpp"
 
 #include <bam/config.hpp>
+#include <bam/detail/atomic.hpp>
 
 #include <cuda/atomic>
 #include <cuda/std/span>
@@ -110,7 +111,7 @@ class slot_table_ref {
    * (whose CAS acquires) rewrites or writes back the slot.
    */
   BAM_HD void unpin(std::uint32_t slot, std::uint32_t n = 1) const noexcept {
-    state(slot).fetch_sub(n, cuda::std::memory_order_release);
+    detail::add_no_result<Scope, true>(states_[slot], std::uint32_t{0} - n);  // fetch_sub, result unused
   }
 
   /**

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bam/config.hpp>
+#include <bam/detail/atomic.hpp>
 #include <bam/detail/clock.hpp>
 
 #include <cuda/atomic>
@@ -87,12 +88,14 @@ class stats_ref {
       : counters_(counters.data()), n_ranges_(n_ranges),
         n_shards_(static_cast<std::uint32_t>(counters.size() / words(n_ranges, 1))) {}
 
+  /// Whether this view counts (it viewed counters).
+  BAM_HD bool enabled() const noexcept { return n_shards_ != 0; }
+
   /** @brief Adds `n` to counter `c` of `range` (relaxed). */
   BAM_HD void add(std::uint32_t range, counter c, std::uint64_t n) const noexcept {
     if (n_shards_ == 0) return;  // counting switched off: viewed no counters
     const std::uint32_t shard = detail::worker_id() % n_shards_;
-    cuda::atomic_ref<std::uint64_t, Scope>(word(shard, range, c))
-        .fetch_add(n, cuda::std::memory_order_relaxed);
+    detail::add_no_result<Scope>(word(shard, range, c), n);
   }
 
   /** @brief The counters of `range`, summed over shards. */

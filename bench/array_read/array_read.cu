@@ -8,6 +8,7 @@
 // Every value read is verified against the synthetic content the data was filled with.
 #include "bench/common/fill.hpp"
 #include "bench/common/queue_reads.cuh"
+#include "bench/common/eager_loading.hpp"
 #include "bench/common/report.hpp"
 
 #include <bam/detail/cuda_try.hpp>
@@ -148,6 +149,7 @@ std::vector<std::uint64_t> zipf_indices(std::uint64_t n_elems, std::size_t count
 }  // namespace
 
 int main(int argc, char** argv) {
+  bam::bench::load_kernels_eagerly();
   CLI::App app{"bam array_read: bam::array vs VRAM, zero-copy and Unified Memory"};
   std::string results = "bench/results";
   std::uint64_t data_gib = 16;

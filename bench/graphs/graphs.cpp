@@ -12,6 +12,7 @@
 // algorithms with --check-reference, which --smoke turns on). Rows accumulate in the work
 // folder across invocations, so the phases can run as separate commands; each invocation writes
 // the JSON with every row so far and the headline.
+#include "bench/common/eager_loading.hpp"
 #include "bench/common/report.hpp"
 #include "bench/graphs/graph_files.hpp"
 #include "bench/graphs/row_store.hpp"
@@ -277,6 +278,7 @@ class bench_run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bam::bench::load_kernels_eagerly();
   CLI::App app{"bench/graphs: BFS, CC, PageRank and SSSP through bam::array vs VRAM, zero-copy, UVM and CPU"};
   flags f;
   app.add_option("--results", f.results, "directory for the JSON result")->capture_default_str();

@@ -6,6 +6,7 @@
 // a pinned copy of the namespace, and cuFile (compatibility mode) reads of a file holding it.
 #include "bench/common/fill.hpp"
 #include "bench/common/queue_reads.cuh"
+#include "bench/common/eager_loading.hpp"
 #include "bench/common/report.hpp"
 #include "bench/queue_read/peers.hpp"
 
@@ -99,6 +100,7 @@ result run_bam(const config& cfg, const std::shared_ptr<bam::host::ram_store>& n
 }  // namespace
 
 int main(int argc, char** argv) {
+  bam::bench::load_kernels_eagerly();
   CLI::App app{"bam queue_read: random reads through bam's NVMe queues vs. peers"};
   std::string results = "bench/results";
   std::uint64_t ns_gib = 8;

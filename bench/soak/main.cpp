@@ -6,6 +6,7 @@
 // a model; after each run the cache is flushed and all of storage is compared with the model.
 // GPU warps run the phases when a GPU is present (soak.cu), host threads otherwise (the same
 // portable lane_work). Writes bench/results/soak-<device>-<yyyymmdd>.json.
+#include "bench/common/eager_loading.hpp"
 #include "bench/common/report.hpp"
 #include "bench/soak/lanes.hpp"
 #include "bench/soak/model.hpp"
@@ -120,6 +121,7 @@ void print_progress(std::size_t k, std::size_t n, const run_result& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bam::bench::load_kernels_eagerly();
   CLI::App app{"bam soak: mixed reads, stores and fetch_adds verified against a model, with and without faults"};
   double seconds = 0;
   bool quick = false, force_cpu = false;

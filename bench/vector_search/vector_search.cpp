@@ -5,6 +5,7 @@
 // GEMM path and PyTorch), and FAISS IVF-Flat on the CPU with the same lists. Ground truth
 // (exact top-100) is computed on the GPU and checked against FAISS. Writes the report (table +
 // JSON with a headline) and a recall-vs-QPS PNG into --results.
+#include "bench/common/eager_loading.hpp"
 #include "bench/common/report.hpp"
 #include "bench/vector_search/peers.hpp"
 #include "bench/vector_search/series.hpp"
@@ -160,6 +161,7 @@ void large_section(bench::report& rep, const config& c, const series_plan& plan)
 }  // namespace
 
 int main(int argc, char** argv) {
+  bam::bench::load_kernels_eagerly();
   CLI::App app{"vector_search: IVF-Flat through bam vs VRAM, brute force and FAISS on the CPU"};
   config c;
   app.add_option("--base", c.base, "base vectors (.npy/.fvecs/.bvecs)")->required();

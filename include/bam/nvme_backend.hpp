@@ -80,7 +80,8 @@ class nvme_backend {
    * record, active or not) and returns each lane's status; on ok its slot holds the page.
    *
    * The lanes whose pages live on one controller form a round: one lane enters a pair of that
-   * controller in service (its SM's, else the next: queue_set_ref::enter) and reserves
+   * controller in service (its SM's, else the next: queue_set_ref::enter; enter_pair waits,
+   * bounded, while every pair is being recovered) and reserves
    * consecutive tickets for all of them (queue_pair_ref::reserve(n)), each lane submits its read
    * and waits for it, then the whole group copies the round's frames into their slots, 16 bytes
    * per lane per step (512 contiguous bytes of a frame per warp load: few, large PCIe reads
@@ -106,23 +107,17 @@ class nvme_backend {
     const unsigned n = unsigned(cuda::std::popcount(members));
     const std::uint32_t my_controller = mine.active() ? controller_of(mine.io.key) : 0;
     status result = status::ok;
-    std::uint64_t recovery_limit = 0;  // set when a round first finds no pair in service
-    detail::backoff wait;
     while (todo != 0) {
       const unsigned lead = unsigned(cuda::std::countr_zero(todo));
       const auto controller = std::uint32_t(g.shfl(my_controller, lead));
       const bool in_round = ((todo >> g.rank()) & 1) != 0 && my_controller == controller;
       const detail::lane_mask round = g.ballot(in_round);
       std::uint32_t pair = 0;
-      if (g.rank() == lead) pair = s_.queues.enter(controller, detail::worker_id());
+      if (g.rank() == lead) pair = enter_pair(controller);
       pair = std::uint32_t(g.shfl(pair, lead));
-      if (pair == queues::queue_set_ref<>::no_pair) {  // every pair is being recovered: wait, bounded
-        if (recovery_limit == 0) recovery_limit = detail::now_ns() + recovery_bound_ns();
-        if (detail::now_ns() > recovery_limit) {
-          if (in_round) result = status::queue_failed;
-          todo &= ~round;
-        }
-        wait();
+      if (pair == queues::queue_set_ref<>::no_pair) {  // no pair came back within the bound
+        if (in_round) result = status::queue_failed;
+        todo &= ~round;
         continue;
       }
       const auto& qp = s_.queues.at(pair);
@@ -209,6 +204,20 @@ class nvme_backend {
   /// How long a round waits for a pair in service while every pair of its controller recovers:
   /// the users of a failed pair leave within one command time limit, and the host re-creates it.
   BAM_HD std::uint64_t recovery_bound_ns() const { return 4 * s_.command_timeout_ns; }
+
+  /// Enters a pair of `controller` in service; while every pair is being recovered, waits for
+  /// one, bounded by recovery_bound_ns(). @return the pair, or no_pair after the bound.
+  BAM_HD std::uint32_t enter_pair(std::uint32_t controller) const {
+    std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
+    if (pair != queues::queue_set_ref<>::no_pair) return pair;
+    const std::uint64_t limit = detail::now_ns() + recovery_bound_ns();
+    detail::backoff wait;
+    do {
+      wait();
+      pair = s_.queues.enter(controller, detail::worker_id());
+    } while (pair == queues::queue_set_ref<>::no_pair && detail::now_ns() < limit);
+    return pair;
+  }
 
   /// Waits, bounded by recovery_bound_ns(), until `qp` has been recovered since `epoch`,
   /// helping re-created pairs back into service (the caller has left the pair).
