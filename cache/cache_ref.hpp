@@ -323,7 +323,7 @@ class cache_ref {
       if (admitted == 0) {  // the first pass
         if (g.ballot(unresolved) != 0) admitted = admit(g, key, valid, unresolved, mine);
         // First-pass hits count once their pins are kept (admit drops the pins when refused).
-        count_first_pass_hits(g, key, leader && mine.holds_pin, mine.result == status::ok, req.count);
+        if (leader && mine.holds_pin) count_hit(key, req.count);
         if (admitted == 0) break;  // all hit, or every lane failed: stalled or too many pages
         continue;
       }
@@ -398,35 +398,10 @@ class cache_ref {
     return outcome{status::ok, entry.slot()};
   }
 
-  /**
-   * @brief Counts the group's first-pass hits (collective): each leader holding a pin is a hit,
-   * each other lane it serves a coalesced request.
-   * @param leads_hit this lane leads its peers and holds their first-pass pin
-   * @param served this lane is served by a first-pass pin (its own or its leader's)
-   * @note When every served lane counts into one range (the common case), one lane adds both
-   * counts for the group: two adds per group instead of up to two per leader. Otherwise each
-   * leader adds its own.
-   */
-  template <detail::lane_group Group>
-  BAM_HD void count_first_pass_hits(Group& g, page_key key, bool leads_hit, bool served, unsigned requests) const {
-    if (!stats_.enabled()) return;
-    const detail::lane_mask leaders = g.ballot(leads_hit);
-    if (leaders == 0) return;
-    const detail::lane_mask lanes = g.ballot(served);
-    const unsigned first = unsigned(cuda::std::countr_zero(lanes));
-    const auto range = std::uint32_t(g.shfl(key.range, first));
-    if (g.ballot(served && key.range != range) != 0) {
-      if (leads_hit) {
-        stats_.add(key.range, counter::hits, 1);
-        if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
-      }
-    } else if (g.rank() == first) {
-      const auto hits = unsigned(cuda::std::popcount(leaders));
-      stats_.add(range, counter::hits, hits);
-      if (const auto peers = unsigned(cuda::std::popcount(lanes)) - hits; peers != 0) {
-        stats_.add(range, counter::coalesced, peers);
-      }
-    }
+  /// A leader's kept first-pass pin: one hit, its peers coalesced requests.
+  BAM_HD void count_hit(page_key key, unsigned requests) const {
+    stats_.add(key.range, counter::hits, 1);
+    if (requests > 1) stats_.add(key.range, counter::coalesced, requests - 1);
   }
 
   /// Gives up a first-pass pin before waiting at the gate (the lanes ask again).

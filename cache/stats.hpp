@@ -88,9 +88,6 @@ class stats_ref {
       : counters_(counters.data()), n_ranges_(n_ranges),
         n_shards_(static_cast<std::uint32_t>(counters.size() / words(n_ranges, 1))) {}
 
-  /// Whether this view counts (it viewed counters).
-  BAM_HD bool enabled() const noexcept { return n_shards_ != 0; }
-
   /** @brief Adds `n` to counter `c` of `range` (relaxed). */
   BAM_HD void add(std::uint32_t range, counter c, std::uint64_t n) const noexcept {
     if (n_shards_ == 0) return;  // counting switched off: viewed no counters
