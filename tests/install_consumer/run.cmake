@@ -16,10 +16,14 @@ function(step what)
     message(FATAL_ERROR "install_consumer: ${what} failed (${rc}):\n${out}")
   endif()
   message(STATUS "install_consumer: ${what}: ok")
+  if(what STREQUAL "run the consumer")
+    message(STATUS "${out}")
+  endif()
 endfunction()
 
 step("install to ${prefix}" "${CMAKE_COMMAND}" --install "${BAM_BINARY_DIR}" --prefix "${prefix}")
 step("configure the consumer" "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
-     -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_PREFIX_PATH=${prefix}")
+     -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_PREFIX_PATH=${prefix}"
+     "-DBAM_HOST_HEADERS_DIR=${prefix}/include/bam/host")
 step("build the consumer" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 step("run the consumer" "${WORK_DIR}/build/bam_consumer")
