@@ -15,7 +15,7 @@
 
 #include <bam/config.hpp>
 #include <bam/detail/clock.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/status.hpp>
 
 #include <cuda/std/cstring>
@@ -68,7 +68,7 @@ struct page_pin {
 /**
  * @brief The device-side view of a page cache: trivially copyable, passed to kernels by value.
  *
- * Requests are made by a lane group (a warp, `detail::single_lane`, or a test's cpu_warp). Lanes
+ * Requests are made by a lane group (a warp, `single_lane`, or a test's cpu_warp). Lanes
  * asking for the same page are coalesced: one leader looks it up, fills it on a miss, and pins it
  * once for all of them; leaders of distinct pages work in parallel. A miss claims the page's
  * table entry, has the clock claim a victim slot, writes the victim back through the backend if
@@ -151,7 +151,7 @@ class cache_ref {
    * @note Every lane must later call release() with the returned pin, collectively. The pin
    * keeps the slot from being evicted: hold it briefly.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD page_pin acquire(Group& g, page_key key, access_mode mode) const {
     return acquire_if(g, key, mode, in_range(key));
   }
@@ -162,7 +162,7 @@ class cache_ref {
    * (release order: the peers' accesses happen before any later eviction of the slot), and the
    * lane that holds the group's admission returns it.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD void release(Group& g, const page_pin& pin) const {
     g.sync();
     if (pin.holds_pin) slots_.unpin(pin.slot);
@@ -174,7 +174,7 @@ class cache_ref {
    * @param out receives the value when the result is ok
    * @return ok, or why not; out_of_range also when the value would cross the page's end
    */
-  template <class T, detail::lane_group Group>
+  template <class T, lane_group Group>
   BAM_HD status load(Group& g, page_key key, std::size_t offset, T& out) const {
     static_assert(std::is_trivially_copyable_v<T>);
     const page_pin pin = acquire_if(g, key, access_mode::read, in_range(key) && fits<T>(offset));
@@ -189,7 +189,7 @@ class cache_ref {
    * @return ok, or why not; out_of_range also when the value would cross the page's end
    * @note Lanes writing the same bytes of one page race as plain stores do.
    */
-  template <class T, detail::lane_group Group>
+  template <class T, lane_group Group>
   BAM_HD status store(Group& g, page_key key, std::size_t offset, const T& value) const {
     static_assert(std::is_trivially_copyable_v<T>);
     const page_pin pin = acquire_if(g, key, access_mode::write, in_range(key) && fits<T>(offset));
@@ -211,7 +211,7 @@ class cache_ref {
    * any miss, and the page stays absent. With a staged backend the group's reads are performed
    * together: the call returns when they completed.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD void prefetch(Group& g, page_key key, bool want) const {
     const bool valid = want && in_range(key);
     const coalesced_request req = coalesce(g, valid ? make_tag(key) : no_page_tag);
@@ -297,7 +297,7 @@ class cache_ref {
    * timeout; only stall_limit time limits end it (a filler that never returns). Without staging,
    * lookups wait in place.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD page_pin acquire_if(Group& g, page_key key, access_mode mode, bool valid) const {
     page_pin mine{status::out_of_range, 0, nullptr, false, 0};
     bool unresolved = valid;
@@ -351,7 +351,7 @@ class cache_ref {
    * @note Tries once while holding the first pass's pins; refused, it drops them (the pinned
    * lanes become unresolved again) and waits.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD std::uint32_t admit(Group& g, page_key key, bool valid, bool& unresolved, page_pin& mine) const {
     const coalesced_request all = coalesce(g, valid ? make_tag(key) : no_page_tag);
     const auto k = std::uint32_t(cuda::std::popcount(g.ballot(valid && all.led_by(g.rank()))));
@@ -472,7 +472,7 @@ class cache_ref {
    * @return the published or undone fill's outcome for those leaders; `o` for every other lane,
    * and always without staging
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD outcome finish_fills(Group& g, pending_fill& pending, outcome o) const {
     if constexpr (staged_backend<Backend>) {
       const status read = backend_.finish_reads(g, pending.staged);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cuda/std/bit>
 
@@ -13,7 +13,7 @@ namespace bam::cache {
 
 /// How one lane's request was merged with its peers'.
 struct coalesced_request {
-  detail::lane_mask peers = 0;  ///< members that asked for the same key (the caller included)
+  lane_mask peers = 0;  ///< members that asked for the same key (the caller included)
   unsigned leader = 0;          ///< rank of the peer that serves the request for all of them
   unsigned count = 0;           ///< number of peers
 
@@ -23,7 +23,7 @@ struct coalesced_request {
 
 /**
  * @brief Groups the members of `g` by key; the lowest-ranked member of each group leads.
- * @tparam Group a detail::lane_group
+ * @tparam Group a lane_group
  * @param g the caller's group (collective: every member calls with its own key)
  * @param key what the caller wants (a page tag)
  * @return the caller's peers, their leader and their number
@@ -31,9 +31,9 @@ struct coalesced_request {
  * leader 0, count 3; rank 1 gets peers 0b0010, leader 1, count 1. Leaders of distinct keys
  * then proceed independently, in parallel.
  */
-template <detail::lane_group Group>
+template <lane_group Group>
 BAM_HD coalesced_request coalesce(Group& g, std::uint64_t key) {
-  const detail::lane_mask peers = g.match_any(key);
+  const lane_mask peers = g.match_any(key);
   return coalesced_request{peers, static_cast<unsigned>(cuda::std::countr_zero(peers)),
                            static_cast<unsigned>(cuda::std::popcount(peers))};
 }

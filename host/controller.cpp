@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "host/controller.hpp"
+#include <bam/host/controller.hpp>
 
 #include "host/controller_ring_pair.hpp"
 #include "host/io_error.hpp"

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // host::controller's recovery: re-creating one I/O queue pair whose command was lost, and the
 // controller reset that is the last resort (docs/architecture.md, "Recovery").
-#include "host/controller.hpp"
-#include "host/controller_ring_pair.hpp"
-
+#include <bam/host/controller.hpp>
 #include <bam/nvme/command.hpp>
+#include "host/controller_ring_pair.hpp"
 
 #include <cstring>
 #include <mutex>

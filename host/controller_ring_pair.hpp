@@ -3,7 +3,7 @@
 // queue pair and whether its queues exist at the controller.
 #pragma once
 
-#include "host/controller.hpp"
+#include <bam/host/controller.hpp>
 
 namespace bam::host {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "host/nvme_binding.hpp"
+#include <bam/host/nvme_binding.hpp>
 
 #include <bam/error.hpp>
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <bam/page_cache.hpp>
 
-#include "host/controller.hpp"
-#include "host/device_copy.hpp"
+#include <bam/host/controller.hpp>
+#include <bam/host/memory/device_copy.hpp>
+#include <bam/nvme/completion.hpp>
+
 #include "host/page_cache_flush.hpp"
 #include "host/queue_recovery.hpp"
 
-#include <bam/nvme/completion.hpp>
-
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace bam {
 
@@ -28,7 +29,7 @@ struct page_cache::buffers {
 
 page_cache::page_cache(std::vector<host::controller*> controllers, memory_resource& memory,
                        page_cache_options options)
-    : controllers_(std::move(controllers)), memory_(memory), options_(options), b_(std::make_unique<buffers>()) {
+    : controllers_(std::move(controllers)), memory_(&memory), options_(options), b_(std::make_unique<buffers>()) {
   BAM_EXPECTS(!controllers_.empty(), "page_cache: no controllers given");
   BAM_EXPECTS(options_.page_bytes >= 512 && (options_.page_bytes & (options_.page_bytes - 1)) == 0,
               "page_cache: page_bytes must be a power of two of at least 512, got " + std::to_string(options_.page_bytes));
@@ -37,7 +38,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
   n_slots_ = std::uint32_t(std::min<std::size_t>(options_.cache_bytes / options_.page_bytes, cache::page_entry::max_slots));
   BAM_EXPECTS(n_slots_ >= 2, "page_cache: cache_bytes " + std::to_string(options_.cache_bytes) +
                                  " holds fewer than two pages of " + std::to_string(options_.page_bytes));
-  on_gpu_ = controllers_[0]->driver() == host::io_driver::gpu && memory_.has_device_memory();
+  on_gpu_ = controllers_[0]->driver() == host::io_driver::gpu && memory_->has_device_memory();
   // A warp may want 32 distinct pages at once (cache::admission_ref).
   BAM_EXPECTS(!on_gpu_ || n_slots_ >= 32, "page_cache: cache_bytes " + std::to_string(options_.cache_bytes) +
                                              " holds " + std::to_string(n_slots_) + " pages of " +
@@ -59,7 +60,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
     n_pairs_ += std::uint32_t(c->io_queues().size());
   }
   const memory_kind side = on_gpu_ ? memory_kind::device : memory_kind::host;
-  auto alloc = [&](std::size_t bytes) { return memory_.allocate(std::max<std::size_t>(bytes, 64), side, 4096); };
+  auto alloc = [&](std::size_t bytes) { return memory_->allocate(std::max<std::size_t>(bytes, 64), side, 4096); };
   auto ptr = [&](const dma_buffer& b) { return on_gpu_ ? b.device() : b.host(); };
 
   // Slots and their state.
@@ -93,8 +94,8 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
                                      reinterpret_cast<const std::uint32_t*>(ptr(b_->first_of)),
                                      std::uint32_t(controllers_.size()));
   s.ranges = reinterpret_cast<const range_placement*>(ptr(b_->placements));
-  s.queue_depth = depth_;
-  s.page_bytes = std::uint32_t(options_.page_bytes);
+  s.data.queue_depth = depth_;
+  s.data.page_bytes = std::uint32_t(options_.page_bytes);
   s.controller_base = controllers_[0]->index();
   s.command_timeout_ns = std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(options_.timeout).count());
   s.errors = reinterpret_cast<device_error*>(ptr(b_->errors));
@@ -105,7 +106,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
   const std::size_t mps = controllers_[0]->page_bytes();
   const std::size_t list_bytes = queues::prp_list_bytes(0, options_.page_bytes, mps);
   auto build = [&](const dma_buffer& data, std::size_t count, dma_buffer& lists, dma_buffer& prps) {
-    if (list_bytes) lists = memory_.allocate(count * list_bytes, memory_kind::host, 4096);
+    if (list_bytes) lists = memory_->allocate(count * list_bytes, memory_kind::host, 4096);
     std::vector<queues::prp_pair> out(count);
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t base = i * options_.page_bytes;
@@ -121,7 +122,7 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
                 "page_cache: peer_to_peer needs slot memory the controllers can reach (the bam kernel module "
                 "built with NVIDIA_SRC_DIR pins VRAM for them); this memory resource gave none");
     build(b_->slots, n_slots_, b_->slot_lists, b_->slot_prps);
-    s.slot_prps = reinterpret_cast<const queues::prp_pair*>(ptr(b_->slot_prps));
+    s.data.slot_prps = reinterpret_cast<const queues::prp_pair*>(ptr(b_->slot_prps));
   } else {
     const std::size_t frame_bytes = std::size_t{n_pairs_} * depth_ * options_.page_bytes;
     BAM_EXPECTS(frame_bytes <= options_.max_frame_bytes,
@@ -129,17 +130,29 @@ page_cache::page_cache(std::vector<host::controller*> controllers, memory_resour
                     " entries x " + std::to_string(options_.page_bytes) + "-byte pages = " + mib(frame_bytes) +
                     " exceed max_frame_bytes (" + mib(options_.max_frame_bytes) +
                     "); lower controller_options::queue_depth or io_queue_pairs, or raise max_frame_bytes");
-    b_->frames = memory_.allocate(frame_bytes, memory_kind::host, 4096);
+    b_->frames = memory_->allocate(frame_bytes, memory_kind::host, 4096);
     BAM_EXPECTS(b_->frames.device() != nullptr || !on_gpu_, "page_cache: frames are not mapped into the GPU");
     build(b_->frames, std::size_t{n_pairs_} * depth_, b_->frame_lists, b_->frame_prps);
-    s.frames = on_gpu_ ? b_->frames.device() : b_->frames.host();
-    s.frame_prps = reinterpret_cast<const queues::prp_pair*>(ptr(b_->frame_prps));
+    s.data.frames = on_gpu_ ? b_->frames.device() : b_->frames.host();
+    s.data.frame_prps = reinterpret_cast<const queues::prp_pair*>(ptr(b_->frame_prps));
   }
   backend_ = nvme_backend(s);
   recovery_ = std::make_unique<host::queue_recovery>(controllers_);
 }
 
 page_cache::~page_cache() = default;
+
+page_cache::page_cache(page_cache&& other) noexcept = default;
+
+page_cache& page_cache::operator=(page_cache&& other) noexcept {
+  if (this != &other) {
+    // The members' own order of destruction (the recovery thread stops first, buffers go last)
+    // is what shutting this cache down needs, so end it as a whole, then move `other` in.
+    std::destroy_at(this);
+    std::construct_at(this, std::move(other));
+  }
+  return *this;
+}
 
 std::vector<recovery_event> page_cache::take_recoveries() { return recovery_->take_events(); }
 
@@ -191,7 +204,7 @@ std::uint32_t page_cache::map_range(const std::string& name, std::uint32_t nsid,
                     std::to_string(ns.block_size) + " bytes)");
   }
   const auto id = std::uint32_t(names_.size());
-  b_->tables.push_back(memory_.allocate(std::max<std::uint64_t>(pages * sizeof(std::uint32_t), 64),
+  b_->tables.push_back(memory_->allocate(std::max<std::uint64_t>(pages * sizeof(std::uint32_t), 64),
                                         on_gpu_ ? memory_kind::device : memory_kind::host, 4096));
   auto* entries = reinterpret_cast<std::uint32_t*>(on_gpu_ ? b_->tables.back().device() : b_->tables.back().host());
   const cache::page_table_ref<> table(cuda::std::span<std::uint32_t>(entries, pages));

@@ -3,9 +3,9 @@
 // are GPU-driven, CPU threads otherwise.
 #pragma once
 
-#include <bam/nvme_backend.hpp>
 #include <bam/status.hpp>
 
+#include "backend/nvme_backend.hpp"
 #include "cache/cache_ref.hpp"
 
 #include <cstdint>

@@ -6,9 +6,8 @@
 // hands the pair back, so that its next user resets it and returns it to service.
 #pragma once
 
+#include <bam/host/controller.hpp>
 #include <bam/recovery_event.hpp>
-
-#include "host/controller.hpp"
 
 #include <chrono>
 #include <condition_variable>

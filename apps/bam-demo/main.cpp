@@ -4,13 +4,13 @@
 // by the emulated controller; every byte is verified and the throughput printed.
 #include "apps/bam-demo/readers.hpp"
 
-#include "host/controller.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
-#include "host/synthetic_store.hpp"
+#include <bam/host/controller.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
+#include <bam/host/memory/heap_memory.hpp>
 #if BAM_WITH_CUDA_RUNTIME
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #endif
 
 #include <bam/status.hpp>

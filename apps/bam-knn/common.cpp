@@ -5,7 +5,7 @@
 #include "apps/vector/generator.hpp"
 
 #if BAM_WITH_CUDA_RUNTIME
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #endif
 
 #include <bam/error.hpp>

@@ -2,9 +2,9 @@
 // bam-nvme's commands over one real controller: identify, read, write, bench.
 #pragma once
 
-#include "host/block_io.hpp"
-#include "host/controller.hpp"
-#include "host/nvme_binding.hpp"
+#include <bam/host/controller.hpp>
+#include <bam/host/drivers/block_io.hpp>
+#include <bam/host/nvme_binding.hpp>
 
 #include <cstdint>
 #include <optional>

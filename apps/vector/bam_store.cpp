@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "apps/vector/bam_store.hpp"
 
-#include "host/file_store.hpp"
-#include "host/ram_store.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/file_store.hpp>
+#include <bam/host/emulator/ram_store.hpp>
 
 #include <algorithm>
 

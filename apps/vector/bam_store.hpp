@@ -6,8 +6,7 @@
 
 #include "apps/vector/ivf_index.hpp"
 
-#include "host/emulated_system.hpp"
-
+#include <bam/host/emulator/emulated_system.hpp>
 #include <bam/page_cache.hpp>
 
 #include <cstddef>
@@ -45,7 +44,9 @@ class bam_store {
   /// index.scalar()).
   template <class T>
   [[nodiscard]] array<T> vectors() {
-    return cache_->map<T>("vectors", 1, index_.header().vectors.offset / block_bytes, index_.size() * index_.dim());
+    return cache_->map<T>(
+        {.name = "vectors", .nsid = 1,
+         .start_lba = index_.header().vectors.offset / block_bytes, .count = index_.size() * index_.dim()});
   }
 
   /// Block size of the namespace.

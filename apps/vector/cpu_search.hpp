@@ -11,7 +11,7 @@
 
 #include "apps/graph/parallel.hpp"
 
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/error.hpp>
 #include <bam/status.hpp>
 
@@ -30,7 +30,7 @@ inline constexpr std::uint64_t cpu_chunk_rows = 64;
 /// Reads rows [first, first + n) of `dim` elements into `buf`, or throws naming the rows.
 template <class T, class Store>
 void read_rows(const Store& store, std::uint64_t first, std::uint64_t n, std::uint32_t dim, T* buf) {
-  bam::detail::single_lane lane;
+  bam::single_lane lane;
   const status st = store.read_range(lane, first * dim, n * dim, buf);
   if (st != status::ok)
     throw bam::error("reading vectors " + std::to_string(first) + ".." + std::to_string(first + n) + " failed: " +
@@ -79,8 +79,8 @@ search_results cpu_ivf_search(const ivf_index& index, const Store& store, const 
       std::partial_sort(lists.begin(), lists.begin() + o.nprobe, lists.end(),
                         [&](auto a, auto b) { return coarse[a] < coarse[b]; });
       auto storage = std::make_unique<topk_storage<C>>();
-      bam::detail::single_lane lane;
-      group_topk<C, bam::detail::single_lane> top(lane, *storage, o.k);
+      bam::single_lane lane;
+      group_topk<C, bam::single_lane> top(lane, *storage, o.k);
       std::vector<T> buf(detail::cpu_chunk_rows * d);
       for (std::uint32_t p = 0; p < o.nprobe; ++p) {
         const std::uint32_t l = lists[p];
@@ -113,8 +113,8 @@ search_results cpu_exact_search(const Store& store, std::uint64_t rows, std::uin
     graph::parallel_for((queries.rows + block - 1) / block, 0, [&](std::uint64_t b, unsigned) {
       const std::uint64_t q0 = b * block, nq = std::min(block, queries.rows - q0);
       std::vector<topk_storage<C>> storage(nq);
-      std::vector<bam::detail::single_lane> lanes(nq);
-      std::vector<group_topk<C, bam::detail::single_lane>> tops;
+      std::vector<bam::single_lane> lanes(nq);
+      std::vector<group_topk<C, bam::single_lane>> tops;
       tops.reserve(nq);
       for (std::uint64_t i = 0; i < nq; ++i) tops.emplace_back(lanes[i], storage[i], k);
       std::vector<T> buf(detail::cpu_chunk_rows * dim);

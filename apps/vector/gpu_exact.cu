@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(tile_warps * 32) load_tile(Store store, std::u
   extern __shared__ __align__(16) unsigned char smem[];
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   T* row = reinterpret_cast<T*>(smem) + std::size_t(warp) * dim;
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   for (std::uint32_t r = blockIdx.x * tile_warps + warp; r < n; r += gridDim.x * tile_warps) {
     (void)store.read_range(g, (first + r) * dim, dim, row);  // failures: in the cache's error slot
     __syncwarp();

@@ -105,7 +105,7 @@ __device__ inline std::uint32_t list_of(const scan_args& a, std::uint32_t w) {
 
 /// Warp `part` of `parts` prefetches its share of list l's elements (collective over the warp).
 template <class Store>
-__device__ void prefetch_list(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t l,
+__device__ void prefetch_list(const Store& store, bam::warp_group& g, const scan_args& a, std::uint32_t l,
                               unsigned part, unsigned parts) {
   const std::uint64_t first = a.list_offsets[l] * a.dim, n = (a.list_offsets[l + 1] - a.list_offsets[l]) * a.dim;
   const std::uint64_t share = (n + parts - 1) / parts;
@@ -139,7 +139,7 @@ __device__ inline std::uint32_t claim_chunk(std::uint32_t* counter, std::uint32_
  * the scanning warps still read whatever is missing. Memory without pages reads nothing.
  */
 template <class Store>
-__device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const scan_args& a, std::uint32_t list) {
+__device__ void read_ahead(const Store& store, bam::warp_group& g, const scan_args& a, std::uint32_t list) {
   if constexpr (requires { store.elems_per_page(); }) {
     const std::uint64_t total = a.list_offsets[a.n_lists] * a.dim;
     const std::uint64_t chunk = std::uint64_t(store.elems_per_page()) * 32;
@@ -169,7 +169,7 @@ __device__ void read_ahead(const Store& store, bam::gpu::warp_group& g, const sc
  * in the cache's error slot (the host reports them).
  */
 template <class T, unsigned Q, class Store>
-__device__ void copy_tile(const Store& store, bam::gpu::warp_group& g, std::uint64_t first, std::uint64_t total, T* tile,
+__device__ void copy_tile(const Store& store, bam::warp_group& g, std::uint64_t first, std::uint64_t total, T* tile,
                           unsigned warp) {
   if constexpr (requires { store.elems_per_page(); }) {
     const std::uint64_t per = store.elems_per_page();
@@ -197,7 +197,7 @@ __device__ inline void scan_sync() {
 /// The scanning warps' work on item w: prefetch the list (a no-op for pages resident or being
 /// read), load the pairs' queries, walk the list in tiles, write each pair's top k.
 template <class T, unsigned Q, unsigned C, unsigned TV, class Store>
-__device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp_group& g, std::uint32_t w,
+__device__ void scan_item(const scan_args& a, const Store& store, bam::warp_group& g, std::uint32_t w,
                           unsigned char* smem) {
   using layout = scan_layout<T, Q, C, TV>;
   float* qs = reinterpret_cast<float*>(smem);
@@ -214,7 +214,7 @@ __device__ void scan_item(const scan_args& a, const Store& store, bam::gpu::warp
     const std::uint32_t query = a.pair_slot[first_pair + i / a.dim] / a.nprobe;
     qs[i] = a.queries[std::uint64_t(query) * a.dim + i % a.dim];
   }
-  group_topk<C, bam::gpu::warp_group> top(g, tops[warp], a.k);
+  group_topk<C, bam::warp_group> top(g, tops[warp], a.k);
 
   for (std::uint64_t r = r0; r < r1; r += TV) {
     const auto nt = std::uint32_t(min(std::uint64_t(TV), r1 - r));
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(scan_threads<Q> + 32, scan_min_blocks<Q>) scan
   const std::uint32_t items = a.list_chunk_begin[a.n_lists];
   const bool look_ahead = blockDim.x > scan_threads<Q>;
   const unsigned taker = look_ahead ? scan_threads<Q> : 0;  // the thread that takes the next item
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   if (threadIdx.x == taker) item[0] = atomicAdd(a.next_item, 1u);
   __syncthreads();
   for (unsigned i = 0;; ++i) {

@@ -51,8 +51,8 @@ __global__ void topk_kernel(const float* scores, std::uint64_t rows, std::uint32
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uint64_t row = blockIdx.x * std::uint64_t(warps_per_block) + warp;
   if (row >= rows) return;
-  bam::gpu::warp_group g;
-  group_topk<C, bam::gpu::warp_group> top(g, storage[warp], k);
+  bam::warp_group g;
+  group_topk<C, bam::warp_group> top(g, storage[warp], k);
   if (prev_key) {
     for (std::uint32_t j0 = 0; j0 < k; j0 += 32) {
       const std::uint32_t j = j0 + lane;
@@ -78,8 +78,8 @@ __global__ void merge_kernel(const float* cand_key, const std::int64_t* cand_row
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uint64_t row = blockIdx.x * std::uint64_t(warps_per_block) + warp;
   if (row >= rows) return;
-  bam::gpu::warp_group g;
-  group_topk<C, bam::gpu::warp_group> top(g, storage[warp], k);
+  bam::warp_group g;
+  group_topk<C, bam::warp_group> top(g, storage[warp], k);
   for (std::uint32_t c0 = 0; c0 < n; c0 += 32) {
     const std::uint32_t c = c0 + lane;
     top.push(c < n ? cand_key[row * n + c] : no_key(), c < n ? cand_row[row * n + c] : -1);

@@ -6,7 +6,7 @@
 
 #include <bam/config.hpp>
 #include <bam/detail/group_copy.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/status.hpp>
 
 #include <cstdint>
@@ -29,10 +29,10 @@ class rows_view {
   [[nodiscard]] BAM_HD const T* data() const { return data_; }
 
   /// As bam::array's prefetch: nothing to do, the rows are in memory.
-  template <bam::detail::lane_group Group>
+  template <bam::lane_group Group>
   BAM_HD void prefetch(Group&, std::uint64_t, std::uint64_t) const {}
 
-  template <bam::detail::lane_group Group>
+  template <bam::lane_group Group>
   BAM_HD status read_range(Group& g, std::uint64_t first, std::uint64_t n, T* dst) const {
     if (first > size_ || n > size_ - first) return status::out_of_range;
     bam::detail::group_copy(g.rank(), g.size(), data_ + first, dst, n);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cuda/std/bit>
 #include <cuda/std/limits>
@@ -49,13 +49,13 @@ struct topk_storage {
  * so sparse ranks are fine. Memory ordering: g.sync() separates every write to the storage from
  * every read of it by another member (on the GPU, __syncwarp orders shared memory).
  */
-template <unsigned Capacity, bam::detail::lane_group Group>
+template <unsigned Capacity, bam::lane_group Group>
 class group_topk {
  public:
   /// Collective: empties the storage. Precondition: 1 <= k <= Capacity.
   BAM_HD group_topk(Group& g, topk_storage<Capacity>& s, unsigned k) : g_(g), s_(s), k_(k) {
-    const bam::detail::lane_mask members = g.ballot(true);
-    below_ = members & ((bam::detail::lane_mask{1} << g.rank()) - 1u);
+    const bam::lane_mask members = g.ballot(true);
+    below_ = members & ((bam::lane_mask{1} << g.rank()) - 1u);
     index_ = unsigned(cuda::std::popcount(below_));
     size_ = unsigned(cuda::std::popcount(members));
     for (unsigned i = index_; i < 2 * Capacity; i += size_) {
@@ -71,7 +71,7 @@ class group_topk {
   /// Collective: offers this member's candidate.
   BAM_HD void push(float key, std::int64_t id) {
     const bool take = key < threshold_;
-    const bam::detail::lane_mask taken = g_.ballot(take);
+    const bam::lane_mask taken = g_.ballot(take);
     if (take) {
       const unsigned at = Capacity + n_buf_ + unsigned(cuda::std::popcount(taken & below_));
       s_.key[at] = key;
@@ -122,7 +122,7 @@ class group_topk {
   Group& g_;
   topk_storage<Capacity>& s_;
   unsigned k_;
-  bam::detail::lane_mask below_ = 0;  ///< members ranked below this one
+  bam::lane_mask below_ = 0;  ///< members ranked below this one
   unsigned index_ = 0;           ///< this member's dense number
   unsigned size_ = 1;            ///< members
   unsigned n_buf_ = 0;           ///< buffered candidates (uniform)

@@ -13,11 +13,10 @@
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/detail/gpu_seconds.hpp>
+#include <bam/host/emulator/emulated_system.hpp>
+#include <bam/host/emulator/ram_store.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
-
-#include "host/emulated_system.hpp"
-#include "host/ram_store.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -83,7 +82,7 @@ __global__ void sequential_pages(View v, std::uint64_t per_page, counts* c) {
   for (std::uint64_t page = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32; page * per_page < v.size();
        page += warps) {
     if constexpr (requires { v.elems_per_page(); }) {
-      bam::gpu::warp_group g;
+      bam::warp_group g;
       const auto p = v.pin_page(g, page * per_page);
       if (p.ok()) {
         for (std::uint64_t j = lane; j < p.size(); j += 32) wrong += p[j] != bam::synthetic_word(seed, p.first() + j);
@@ -280,7 +279,7 @@ int main(int argc, char** argv) {
     o.cache_bytes = bytes / 8 + (64u << 20);
     o.max_frame_bytes = std::size_t(8) << 30;
     bam::page_cache cache(sys.controllers(), sys.memory(), o);
-    const auto a = cache.map<std::uint64_t>("hits", 1, 0, n / 8);
+    const auto a = cache.map<std::uint64_t>({.name = "hits", .nsid = 1, .start_lba = 0, .count = n / 8});
     timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); });  // warm: fills every page
     cache.check();
     cache.reset_stats();
@@ -310,7 +309,7 @@ int main(int argc, char** argv) {
     o.cache_bytes = bytes / 8 + (64u << 20);
     o.statistics = false;
     bam::page_cache cache(sys.controllers(), sys.memory(), o);
-    const auto a = cache.map<std::uint64_t>("hits", 1, 0, n / 8);
+    const auto a = cache.map<std::uint64_t>({.name = "hits", .nsid = 1, .start_lba = 0, .count = n / 8});
     timed([&](counts* c) { sequential_reads<<<grid, block>>>(a, c); });  // warm
     cache.check();
     const double off = row("hits", "bam (statistics off)", "uniform", 4096, timed([&](counts* c) {
@@ -326,7 +325,7 @@ int main(int argc, char** argv) {
     bam::page_cache_options o;
     o.cache_bytes = bytes / 8;
     bam::page_cache cache(sys.controllers(), sys.memory(), o);
-    const auto a = cache.map<std::uint64_t>("cold", 1, 0, n);
+    const auto a = cache.map<std::uint64_t>({.name = "cold", .nsid = 1, .start_lba = 0, .count = n});
     bam_first_touch = row("first-touch", "bam", "distinct pages", 4096, timed([&](counts* c) {
                             first_touch<<<unsigned((touches + 255) / 256), 256>>>(a, 512, n / 512, touches, c);
                           }));
@@ -341,7 +340,7 @@ int main(int argc, char** argv) {
     o.cache_bytes = bytes / 8;
     o.max_frame_bytes = std::size_t(8) << 30;
     bam::page_cache cache(sys.controllers(), sys.memory(), o);
-    const auto a = cache.map<std::uint64_t>("data", 1, 0, n);
+    const auto a = cache.map<std::uint64_t>({.name = "data", .nsid = 1, .start_lba = 0, .count = n});
     // Every lane may pin a page at once: keep the threads to half the slots (large pages mean
     // few slots), or leaders would wait for free slots instead of reading.
     const unsigned slots = unsigned(o.cache_bytes / page);

@@ -2,7 +2,7 @@
 // Fills benchmark data with bam's synthetic content, so every read can be verified.
 #pragma once
 
-#include "host/namespace_store.hpp"
+#include <bam/host/emulator/namespace_store.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -22,10 +22,9 @@
 #include "apps/graph/gpu/graph_storage.hpp"
 #include "apps/graph/source_picker.hpp"
 
-#include "host/timing_model.hpp"
-
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
+#include <bam/host/emulator/timing_model.hpp>
 
 #include <cuda_runtime.h>
 

@@ -12,13 +12,13 @@
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/detail/gpu_seconds.hpp>
+#include <bam/host/controller.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/memory/cuda_memory.hpp>
 #include <bam/synthetic.hpp>
 
-#include "host/controller.hpp"
-#include "host/cuda_memory.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/ram_store.hpp"
 #include "queues/queue_pair.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// bench/soak on host threads: lone threads (detail::single_lane) and lock-step groups of 8
+// bench/soak on host threads: lone threads (single_lane) and lock-step groups of 8
 // threads (tests/support/cpu_warp.hpp, whose collectives behave like a converged warp's) run
 // the same lane_work the GPU's warps run. The full grid is lone threads only: a lock-step
 // group is slow on few cores (a barrier per collective), and lanes sharing its queue pairs
@@ -68,7 +68,7 @@ class cpu_lanes final : public lanes {
     }
     for (unsigned t = 0; t < s.singles; ++t) {
       team.emplace_back([&p, &s, t] {
-        detail::single_lane g;
+        single_lane g;
         lane_work(g, p, std::uint64_t{s.groups} * group_lanes + t);
       });
     }

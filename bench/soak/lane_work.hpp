@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench/soak: the work of one lane in one phase, written once for GPU warps
-// (bam::gpu::warp_group), lone host threads (detail::single_lane) and lock-step host groups.
+// (bam::warp_group), lone host threads (single_lane) and lock-step host groups.
 #pragma once
 
 #include "bench/soak/counts.hpp"
@@ -8,7 +8,7 @@
 
 #include <bam/config.hpp>
 #include <bam/detail/clock.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cuda/std/cstring>
 
@@ -38,7 +38,7 @@ namespace bam::bench::soak {
  * whole phase.
  * @note The group stops together (a ballot) once `p.phase_ns` passed since it started.
  */
-template <detail::lane_group Group>
+template <lane_group Group>
 BAM_HD void lane_work(Group& g, const phase_params& p, std::uint64_t lane) {
   lane_counts c;
   const auto& cache = p.data.cache();

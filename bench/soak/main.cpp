@@ -15,7 +15,7 @@
 
 #include <bam/error.hpp>
 #if BAM_WITH_CUDA_RUNTIME
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #endif
 
 #include <CLI/CLI.hpp>

@@ -6,7 +6,7 @@
 #include "bench/soak/lanes.hpp"
 #include "bench/soak/phase.hpp"
 
-#include "host/ram_store.hpp"
+#include <bam/host/emulator/ram_store.hpp>
 
 #include <cstdint>
 #include <memory>

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/soak/run.hpp"
 
-#include "host/emulated_system.hpp"
-#include "host/fault_plan.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/emulated_system.hpp>
+#include <bam/host/emulator/fault_plan.hpp>
 #include <bam/nvme/command.hpp>
 #include <bam/nvme/completion.hpp>
 #include <bam/synthetic.hpp>
@@ -124,8 +123,9 @@ run_result runner::run(const run_config& c, double seconds) {
     page_cache cache(sys.controllers(), sys.memory(), o);
     r.cache_slots = cache.n_slots();
 
-    phase_params p{.data = cache.map<std::uint64_t>("data", 1, 0, shape.n_data),
-                   .counters = cache.map<std::uint64_t>("counters", 1, shape.counters_lba(), shape.n_counters)};
+    phase_params p{.data = cache.map<std::uint64_t>({.name = "data", .nsid = 1, .start_lba = 0, .count = shape.n_data}),
+                   .counters = cache.map<std::uint64_t>(
+                       {.name = "counters", .nsid = 1, .start_lba = shape.counters_lba(), .count = shape.n_counters})};
     model_.bind(p);
     p.pat = c.pat;
     // Hot: half the slots hold the hot data, one more the hot counters.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench/soak on the GPU: one kernel per phase, every thread a lane of its warp
-// (bam::gpu::warp_group) running the portable lane_work; the model lives in VRAM.
+// (bam::warp_group) running the portable lane_work; the model lives in VRAM.
 #include "bench/soak/lane_work.hpp"
 #include "bench/soak/lanes.hpp"
 
@@ -18,7 +18,7 @@ constexpr unsigned block_threads = 256;
 
 /// Every thread is one lane; blocks are whole warps, so every warp_group has 32 members.
 __global__ void __launch_bounds__(block_threads) phase_kernel(phase_params p) {
-  gpu::warp_group g;
+  warp_group g;
   lane_work(g, p, blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x);
 }
 

@@ -16,9 +16,8 @@
 #include "apps/vector/ivf_build.hpp"
 #include "apps/vector/recall.hpp"
 
-#include "host/gpu_mapping.hpp"
-
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/memory/gpu_mapping.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -8,11 +8,11 @@
 
 #include <bam/config.hpp>
 #include <bam/detail/group_copy.hpp>
-#include <bam/detail/lane_group.hpp>
 #include <bam/device_error.hpp>
-#include <bam/nvme_backend.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/status.hpp>
 
+#include "backend/nvme_backend.hpp"
 #include "cache/cache_ref.hpp"
 
 #if defined(__CUDACC__)
@@ -122,7 +122,7 @@ class basic_array {
   }
 
   /// Reads element `i` as a member of group `g` (collective); returns the status.
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD status load(Group& g, std::uint64_t i, T& out) const {
     const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
     const status st = cache_.load(g, key(page), (i % per_page_) * sizeof(T), out);
@@ -130,7 +130,7 @@ class basic_array {
     return st;
   }
   /// Writes element `i` as a member of group `g` (collective); returns the status.
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD status store(Group& g, std::uint64_t i, const T& v) const {
     const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
     const status st = cache_.store(g, key(page), (i % per_page_) * sizeof(T), v);
@@ -142,7 +142,7 @@ class basic_array {
    * @brief Pins the page holding element `i` for the group (collective; lanes may name
    * different pages). Read many elements of it through the returned object, then let it go.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   [[nodiscard]] BAM_HD pinned_page<T, cache_type, Group> pin_page(Group& g, std::uint64_t i) const {
     const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
     const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::read);
@@ -159,7 +159,7 @@ class basic_array {
    * cache has no free slot for are skipped, and later accesses still check everything.
    * @pre Collective: every member passes the same first and n; ranks are 0..size()-1.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD void prefetch(Group& g, std::uint64_t first, std::uint64_t n) const {
     if (n == 0) return;
     const std::uint64_t p0 = first / per_page_, p1 = (first + n - 1) / per_page_ + 1;
@@ -174,7 +174,7 @@ class basic_array {
    * the same arguments; the group pins each page once and its lanes copy elements strided.
    * @return ok, or the first failure (elements of failed pages are left untouched)
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD status read_range(Group& g, std::uint64_t first, std::uint64_t n, T* dst) const {
     status result = status::ok;
     std::uint64_t i = first;
@@ -199,9 +199,9 @@ class basic_array {
  private:
   BAM_HD static auto current_group() {
 #if defined(__CUDA_ARCH__)
-    return gpu::warp_group{};
+    return warp_group{};
 #else
-    return detail::single_lane{};
+    return single_lane{};
 #endif
   }
   BAM_HD bool checked(std::uint64_t i) const { return !Checked || i < size_; }

@@ -8,9 +8,9 @@
 #include <bam/device_error.hpp>
 #include <bam/error.hpp>
 #include <bam/memory.hpp>
-#include <bam/nvme_backend.hpp>
 #include <bam/recovery_event.hpp>
 
+#include "backend/nvme_backend.hpp"
 #include "cache/cache_ref.hpp"
 #include "cache/stats.hpp"
 
@@ -48,6 +48,14 @@ struct page_cache_options {
   bool statistics = true;
 };
 
+/// What page_cache::map() maps: `count` elements stored from `start_lba` of namespace `nsid`.
+struct mapping {
+  std::string name;             ///< names the array in statistics and error messages
+  std::uint32_t nsid = 1;       ///< namespace id, the same on every controller
+  std::uint64_t start_lba = 0;  ///< first LBA of the array (on each controller of the stripe)
+  std::uint64_t count = 0;      ///< elements of the array
+};
+
 /// Statistics of one array (or of the whole cache), as read back from the device.
 struct array_stats {
   std::string name;
@@ -74,29 +82,32 @@ class page_cache {
   ~page_cache();
   page_cache(const page_cache&) = delete;
   page_cache& operator=(const page_cache&) = delete;
+  /// Moves the cache, its buffers and its recovery thread; arrays mapped before stay valid. A
+  /// moved-from cache may only be destroyed or assigned to.
+  page_cache(page_cache&& other) noexcept;
+  /// Shuts this cache down (as the destructor does), then takes `other`'s.
+  page_cache& operator=(page_cache&& other) noexcept;
 
   /**
-   * @brief Maps `n_elems` elements of T stored from `start_lba` of namespace `nsid` as an array.
-   * Pages are striped over the controllers: page p is on controller p % n, at LBA
-   * start_lba + (p / n) * blocks_per_page (one controller: the plain layout).
-   * @param name names the array in statistics and error messages
+   * @brief Maps `m.count` elements of T stored from `m.start_lba` of namespace `m.nsid` as an
+   * array named `m.name`. Pages are striped over the controllers: page p is on controller
+   * p % n, at LBA start_lba + (p / n) * blocks_per_page (one controller: the plain layout).
    * @throw bam::invalid_argument when the namespace is missing, too small, or the page size does
    * not fit T or the block size
    */
   template <class T>
-  [[nodiscard]] array<T> map(const std::string& name, std::uint32_t nsid, std::uint64_t start_lba, std::uint64_t n_elems) {
+  [[nodiscard]] array<T> map(const mapping& m) {
     BAM_EXPECTS(options_.page_bytes % sizeof(T) == 0,
-                "page_cache::map(" + name + "): element size " + std::to_string(sizeof(T)) +
+                "page_cache::map(" + m.name + "): element size " + std::to_string(sizeof(T)) +
                     " does not divide the page size " + std::to_string(options_.page_bytes));
-    const std::uint32_t id = map_range(name, nsid, start_lba, n_elems * sizeof(T));
-    return array<T>(ref(), id, n_elems, errors());
+    const std::uint32_t id = map_range(m.name, m.nsid, m.start_lba, m.count * sizeof(T));
+    return array<T>(ref(), id, m.count, errors());
   }
   /// As map(), without per-access index checks.
   template <class T>
-  [[nodiscard]] unchecked_array<T> map_unchecked(const std::string& name, std::uint32_t nsid, std::uint64_t start_lba,
-                                                 std::uint64_t n_elems) {
-    const auto a = map<T>(name, nsid, start_lba, n_elems);
-    return unchecked_array<T>(a.cache(), a.range_id(), n_elems, errors());
+  [[nodiscard]] unchecked_array<T> map_unchecked(const mapping& m) {
+    const auto a = map<T>(m);
+    return unchecked_array<T>(a.cache(), a.range_id(), m.count, errors());
   }
 
   /// The device view over every array mapped so far.
@@ -144,7 +155,7 @@ class page_cache {
   [[nodiscard]] bool on_gpu() const noexcept { return on_gpu_; }
 
   std::vector<host::controller*> controllers_;
-  memory_resource& memory_;
+  memory_resource* memory_;
   page_cache_options options_;
   bool on_gpu_ = false;
   std::uint32_t n_slots_ = 0;

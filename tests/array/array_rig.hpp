@@ -3,12 +3,11 @@
 // bam::page_cache over them, and a team of threads.
 #pragma once
 
+#include <bam/host/controller.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/memory/heap_memory.hpp>
 #include <bam/page_cache.hpp>
-
-#include "host/controller.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
 
 #include <chrono>
 #include <memory>

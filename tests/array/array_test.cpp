@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam::array over bam::page_cache over the emulated controller, driven by CPU threads running
 // the same code GPU warps run: every value read is checked against the namespace's content.
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
 
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
 #include "tests/array/array_rig.hpp"
 #include "tests/support/cpu_warp.hpp"
 
@@ -30,7 +30,8 @@ TEST(Array, RandomReadsThroughASmallCacheReturnTheNamespacesWords) {
   auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1ull << 32, seed, 16});
   rig r({{syn}}, small_cache(4096, 32));  // 128 KiB of cache over a 2 TiB namespace
   const std::uint64_t start_lba = 1000;
-  const auto a = r.cache->map<std::uint64_t>("words", 1, start_lba, 1ull << 30);  // 8 GiB mapped
+  const auto a = r.cache->map<std::uint64_t>(
+      {.name = "words", .nsid = 1, .start_lba = start_lba, .count = 1ull << 30});  // 8 GiB mapped
   std::atomic<unsigned> wrong{0};
   on_threads(6, [&](unsigned t) {
     for (unsigned i = 0; i < 400; ++i) {
@@ -59,7 +60,8 @@ TEST(Array, LaneGroupsReadThroughASmallCacheOverTwoControllersAndEveryValueIsRig
   auto s0 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed, 16});
   auto s1 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed + 1, 16});
   rig r({{s0}, {s1}}, small_cache(4096, 24));
-  const auto a = r.cache->map<std::uint64_t>("words", 1, 0, std::uint64_t{1} << 30);  // 8 GiB over the two
+  const auto a = r.cache->map<std::uint64_t>(
+      {.name = "words", .nsid = 1, .start_lba = 0, .count = std::uint64_t{1} << 30});  // 8 GiB over the two
   const std::uint64_t per_page = 4096 / 8;
   auto expected = [&](std::uint64_t i) {  // page p lives on controller p % 2, at page p / 2 there
     const std::uint64_t page = i / per_page;
@@ -90,7 +92,7 @@ TEST(Array, LaneGroupsReadThroughASmallCacheOverTwoControllersAndEveryValueIsRig
 TEST(Array, StoresAreWrittenBackAndFlushedToTheNamespace) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 16);
   rig r({{ram}}, small_cache(4096, 8));
-  const auto a = r.cache->map<std::uint32_t>("values", 1, 64, 100'000);
+  const auto a = r.cache->map<std::uint32_t>({.name = "values", .nsid = 1, .start_lba = 64, .count = 100'000});
   on_threads(4, [&](unsigned t) {
     for (std::uint64_t i = t; i < a.size(); i += 4) a.store(i, std::uint32_t(i * 2654435761u));
   });
@@ -107,7 +109,7 @@ TEST(Array, PagesStripedOverTwoControllersReadBackCorrectly) {
   auto a0 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, 100, 16});
   auto a1 = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, 200, 16});
   rig r({{a0}, {a1}}, small_cache(8192, 16));
-  const auto a = r.cache->map<std::uint64_t>("striped", 1, 0, 1u << 22);
+  const auto a = r.cache->map<std::uint64_t>({.name = "striped", .nsid = 1, .start_lba = 0, .count = 1u << 22});
   const std::uint64_t per_page = 8192 / 8;
   for (std::uint64_t i = 0; i < a.size(); i += 9973) {
     const std::uint64_t page = i / per_page;
@@ -122,7 +124,7 @@ TEST(Array, PagesStripedOverTwoControllersReadBackCorrectly) {
 TEST(Array, ConcurrentFetchAddsAllCount) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 14);
   rig r({{ram}}, small_cache(4096, 4));
-  const auto a = r.cache->map<std::uint64_t>("counters", 1, 0, 4096);
+  const auto a = r.cache->map<std::uint64_t>({.name = "counters", .nsid = 1, .start_lba = 0, .count = 4096});
   on_threads(6, [&](unsigned t) {
     for (unsigned i = 0; i < 500; ++i) a.fetch_add(synthetic_word(t, i) % a.size(), 1);
   });
@@ -136,8 +138,8 @@ TEST(Array, PinnedPagesAndRangeReadsSeeTheSameWords) {
   constexpr std::uint64_t seed = 5;
   auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 20, seed, 16});
   rig r({{syn}}, small_cache(4096, 8));
-  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, 1u << 20);
-  detail::single_lane g;
+  const auto a = r.cache->map<std::uint64_t>({.name = "w", .nsid = 1, .start_lba = 0, .count = 1u << 20});
+  single_lane g;
   {
     const auto p = a.pin_page(g, 5000);
     ASSERT_TRUE(p.ok());
@@ -158,14 +160,14 @@ TEST(Array, PrefetchedSpansReadBackAsHitsAndSurviveEvictionPressure) {
   constexpr std::uint64_t seed = 19;
   auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed, 16});
   rig r({{syn}}, small_cache(4096, 64));
-  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, std::uint64_t{1} << 21);
+  const auto a = r.cache->map<std::uint64_t>({.name = "w", .nsid = 1, .start_lba = 0, .count = std::uint64_t{1} << 21});
   constexpr std::uint64_t per_page = 4096 / 8;
   test::cpu_warp<8>().run([&](auto& lane) { a.prefetch(lane, 3 * per_page + 7, 8 * per_page); });  // 9 pages
   auto s = r.cache->stats(0);
   EXPECT_EQ(s.counts.misses, 9u);
   EXPECT_EQ(s.counts.bytes_read, 9u * 4096);
   std::vector<std::uint64_t> out(8 * per_page);
-  detail::single_lane one;
+  single_lane one;
   ASSERT_EQ(a.read_range(one, 3 * per_page + 7, out.size(), out.data()), status::ok);
   for (std::size_t j = 0; j < out.size(); ++j) ASSERT_EQ(out[j], synthetic_word(seed, 3 * per_page + 7 + j));
   s = r.cache->stats(0);
@@ -199,7 +201,7 @@ TEST(Array, PrefetchedSpansReadBackAsHitsAndSurviveEvictionPressure) {
 TEST(Array, AnOutOfRangeIndexIsReportedWithTheArrayAndIndex) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
   rig r({{ram}}, small_cache(4096, 4));
-  const auto a = r.cache->map<std::uint32_t>("small", 1, 0, 1000);
+  const auto a = r.cache->map<std::uint32_t>({.name = "small", .nsid = 1, .start_lba = 0, .count = 1000});
   EXPECT_EQ(a[1000], 0u);
   try {
     r.cache->check();
@@ -218,7 +220,7 @@ TEST(Array, AnNvmeErrorOnAMissNamesTheLbaAndStatus) {
   bad.match.lba_first = 800;  // page 100 of the array below
   bad.match.lba_last = 807;
   r.drives[0]->emu->faults().add(bad);
-  const auto a = r.cache->map<std::uint64_t>("data", 1, 0, 1u << 20);
+  const auto a = r.cache->map<std::uint64_t>({.name = "data", .nsid = 1, .start_lba = 0, .count = 1u << 20});
   EXPECT_EQ(a[100 * 512 + 3], 0u);
   try {
     r.cache->check();
@@ -241,7 +243,7 @@ TEST(Array, AControllerThatStopsAnsweringGivesATimeoutNotAHang) {
   host::fault_rule drop;
   drop.action.effect = host::fault_effect::drop;
   r.drives[0]->emu->faults().add(drop);
-  const auto a = r.cache->map<std::uint32_t>("stuck", 1, 0, 1000);
+  const auto a = r.cache->map<std::uint32_t>({.name = "stuck", .nsid = 1, .start_lba = 0, .count = 1000});
   EXPECT_EQ(a[10], 0u);
   EXPECT_THROW(r.cache->check(), timeout_error);
 }
@@ -249,8 +251,8 @@ TEST(Array, AControllerThatStopsAnsweringGivesATimeoutNotAHang) {
 TEST(Array, StatisticsCountExactlyAndRenderAsJsonAndTable) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
   rig r({{ram}}, small_cache(4096, 4));
-  const auto a = r.cache->map<std::uint32_t>("counted", 1, 0, 10'000);
-  const auto b = r.cache->map<std::uint64_t>("other", 1, 64, 100);
+  const auto a = r.cache->map<std::uint32_t>({.name = "counted", .nsid = 1, .start_lba = 0, .count = 10'000});
+  const auto b = r.cache->map<std::uint64_t>({.name = "other", .nsid = 1, .start_lba = 64, .count = 100});
   for (int i = 0; i < 10; ++i) (void)a[0];   // 1 miss, 9 hits
   (void)a[2048];                               // page 2: a miss
   (void)b[1];                                  // a miss on the second array
@@ -278,7 +280,7 @@ TEST(Array, WithStatisticsOffReadsAreRightAndNothingIsCounted) {
   page_cache_options o = small_cache(4096, 8);
   o.statistics = false;
   rig r({{syn}}, o);
-  const auto a = r.cache->map<std::uint64_t>("w", 1, 0, 1u << 20);
+  const auto a = r.cache->map<std::uint64_t>({.name = "w", .nsid = 1, .start_lba = 0, .count = 1u << 20});
   for (std::uint64_t i = 0; i < a.size(); i += 4099) ASSERT_EQ(a[i], synthetic_word(seed, i)) << i;
   EXPECT_NO_THROW(r.cache->check());
   EXPECT_EQ(r.cache->stats(0).counts.accesses, 0u);
@@ -289,10 +291,43 @@ TEST(Array, WithStatisticsOffReadsAreRightAndNothingIsCounted) {
 TEST(Array, BadMappingsAreRefusedWithReasons) {
   auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
   rig r({{ram}}, small_cache(4096, 4));
-  EXPECT_THROW((void)r.cache->map<std::uint32_t>("too big", 1, 0, 1 << 20), invalid_argument);
-  EXPECT_THROW((void)r.cache->map<std::uint32_t>("no such namespace", 7, 0, 10), invalid_argument);
+  EXPECT_THROW((void)r.cache->map<std::uint32_t>(
+      {.name = "too big", .nsid = 1, .start_lba = 0, .count = 1 << 20}), invalid_argument);
+  EXPECT_THROW((void)r.cache->map<std::uint32_t>(
+      {.name = "no such namespace", .nsid = 7, .start_lba = 0, .count = 10}), invalid_argument);
   struct odd {
     char c[3];
   };
-  EXPECT_THROW((void)r.cache->map<odd>("odd size", 1, 0, 10), invalid_argument);
+  EXPECT_THROW((void)r.cache->map<odd>({.name = "odd size", .nsid = 1, .start_lba = 0, .count = 10}), invalid_argument);
+}
+
+// page_cache is movable: arrays mapped before a move read through the cache moved to, which maps
+// more; move-assigning shuts the target's own cache down first (its controllers are free for a
+// new cache afterwards).
+TEST(Array, AMovedPageCacheKeepsItsArraysAndAnAssignedOneShutsItsOwnDown) {
+  constexpr std::uint64_t seed = 9;
+  auto syn = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed, 16});
+  auto other = std::make_shared<host::synthetic_store>(host::synthetic_store::options{512, 1u << 24, seed + 1, 16});
+  rig r({{syn}}, small_cache(4096, 32));
+  rig target({{other}}, small_cache(4096, 32));
+  const auto a = r.cache->map<std::uint64_t>({.name = "before", .nsid = 1, .start_lba = 0, .count = 1u << 20});
+
+  page_cache moved(std::move(*r.cache));
+  const auto b = moved.map<std::uint64_t>({.name = "after", .nsid = 1, .start_lba = 8, .count = 1u << 10});
+  EXPECT_EQ(moved.n_arrays(), 2u);
+  for (std::uint64_t i = 0; i < 20'000; i += 7) {
+    ASSERT_EQ(a[i], synthetic_word(seed, i)) << i;
+    ASSERT_EQ(b[i % b.size()], synthetic_word(seed, 8 * 512 / 8 + i % b.size())) << i;
+  }
+  EXPECT_NO_THROW(moved.check());
+  EXPECT_GT(moved.stats(0).counts.accesses, 0u);
+
+  *target.cache = std::move(moved);
+  for (std::uint64_t i = 1; i < 20'000; i += 11) ASSERT_EQ(a[i], synthetic_word(seed, i)) << i;
+  EXPECT_EQ(target.cache->n_arrays(), 2u);
+  EXPECT_NO_THROW(target.cache->check());
+  // The target's old cache and its recovery are gone: its controller takes a new cache.
+  page_cache fresh({target.drives[0]->ctrl.get()}, target.dma, small_cache(4096, 32));
+  const auto c = fresh.map<std::uint64_t>({.name = "fresh", .nsid = 1, .start_lba = 0, .count = 1u << 10});
+  EXPECT_EQ(c[5], synthetic_word(seed + 1, 5));
 }

@@ -5,11 +5,10 @@
 // its page dirty, and flush() afterwards leaves every completed store on the namespace.
 #include "tests/array/array_rig.hpp"
 
+#include <bam/host/emulator/fault_plan.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/synthetic.hpp>
-
-#include "host/fault_plan.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -56,11 +55,12 @@ TEST(Recovery, LostReadsFailOnlyTheirAccessesAndTheCacheRecoversByItself) {
   rig r({{syn}}, o);
   auto& emu = *r.drives[0]->emu;
   const std::size_t rule = emu.faults().add(drop_rule(nvme::io_opcode::read, 0.02));
-  const auto a = r.cache->map<std::uint64_t>("words", 1, 0, (std::uint64_t{1} << 24) * 512 / 8);
+  const auto a = r.cache->map<std::uint64_t>(
+      {.name = "words", .nsid = 1, .start_lba = 0, .count = (std::uint64_t{1} << 24) * 512 / 8});
   std::atomic<std::uint64_t> ok{0}, failed{0}, wrong{0};
   auto read_all = [&](unsigned threads, unsigned per_thread, std::uint64_t salt) {
     on_threads(threads, [&](unsigned t) {
-      detail::single_lane lane;
+      single_lane lane;
       for (unsigned k = 0; k < per_thread; ++k) {
         const std::uint64_t i = synthetic_word(salt + t, k) % a.size();
         std::uint64_t v = 0;
@@ -102,11 +102,11 @@ TEST(Recovery, LostWriteBacksKeepTheirPagesDirtyUntilAFlushWritesThem) {
   rig r({{ram}}, o);
   auto& emu = *r.drives[0]->emu;
   const std::size_t rule = emu.faults().add(drop_rule(nvme::io_opcode::write, 0.05));
-  const auto a = r.cache->map<std::uint32_t>("values", 1, 0, n);
+  const auto a = r.cache->map<std::uint32_t>({.name = "values", .nsid = 1, .start_lba = 0, .count = n});
   // Element i is stored by thread i % 4 only; a store that failed leaves the model alone.
   std::vector<std::uint8_t> stored(n, 0);
   on_threads(4, [&](unsigned t) {
-    detail::single_lane lane;
+    single_lane lane;
     for (std::uint64_t i = t; i < n; i += 4) {
       if (a.store(lane, i, std::uint32_t(i * 2654435761u) | 1u) == status::ok) stored[i] = 1;
     }

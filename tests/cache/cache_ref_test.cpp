@@ -21,7 +21,7 @@ namespace {
 
 using cache::access_mode;
 using cache::page_key;
-using detail::single_lane;
+using bam::single_lane;
 using namespace std::chrono_literals;
 
 template <class Ref>

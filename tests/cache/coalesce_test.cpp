@@ -17,8 +17,8 @@ namespace {
 
 TEST(CpuWarp, CollectivesSeeEveryLane) {
   std::array<std::uint64_t, 8> shfl_got{};
-  std::array<detail::lane_mask, 8> ballot_got{};
-  std::array<detail::lane_mask, 8> match_got{};
+  std::array<lane_mask, 8> ballot_got{};
+  std::array<lane_mask, 8> match_got{};
   cpu_warp<8>().run([&](auto& lane) {
     const unsigned r = lane.rank();
     shfl_got[r] = lane.shfl(100 + r, (r + 1) % 8);

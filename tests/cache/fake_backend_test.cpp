@@ -9,7 +9,7 @@
 #include "tests/support/cpu_warp.hpp"
 
 #include <bam/detail/clock.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <gtest/gtest.h>
 
@@ -111,7 +111,7 @@ class counting_group {
     ++*calls_;
     g_->sync();
   }
-  detail::lane_mask ballot(bool pred) {  ///< counted
+  lane_mask ballot(bool pred) {  ///< counted
     ++*calls_;
     return g_->ballot(pred);
   }
@@ -119,7 +119,7 @@ class counting_group {
     ++*calls_;
     return g_->shfl(v, src);
   }
-  detail::lane_mask match_any(std::uint64_t key) {  ///< counted
+  lane_mask match_any(std::uint64_t key) {  ///< counted
     ++*calls_;
     return g_->match_any(key);
   }

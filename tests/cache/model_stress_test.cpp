@@ -13,7 +13,7 @@
 #include "tests/support/cpu_warp.hpp"
 #include "tests/support/thread_team.hpp"
 
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cuda/atomic>
 #include <gtest/gtest.h>
@@ -138,7 +138,7 @@ class model_run {
     const auto ref = c_.ref();
     run_team(shape_.n_warps + shape_.n_single, [&](unsigned id) {
       if (id >= shape_.n_warps) {
-        detail::single_lane lane;
+        single_lane lane;
         play(lane, ref, shape_.n_warps * warp_lanes + (id - shape_.n_warps));
         return;
       }

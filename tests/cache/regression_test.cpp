@@ -47,7 +47,7 @@ TYPED_TEST(CacheRegression, PinnedPageNeverChangesWhileEvictorsSweep) {
   std::atomic<std::uint64_t> changed{0};
   std::atomic<std::uint64_t> failed{0};
   run_team(5, [&](unsigned id) {
-    detail::single_lane lane;
+    single_lane lane;
     if (id == 0) {  // the holder
       const cache::page_pin pin = ref.acquire(lane, {0, 7}, access_mode::read);
       ASSERT_EQ(pin.result, status::ok);
@@ -128,11 +128,11 @@ TYPED_TEST(CacheRegression, WaiterForAFillThatNeverFinishesTimesOut) {
   status filler = status::timeout;
   std::uint64_t filler_value = 0;
   std::jthread stuck([&] {
-    detail::single_lane lane;
+    single_lane lane;
     filler = ref.load(lane, {0, 3}, 0, filler_value);
   });
   while (c.store().hung.load() == 0) std::this_thread::yield();
-  detail::single_lane lane;
+  single_lane lane;
   std::uint64_t v = 0;
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(ref.load(lane, {0, 3}, 0, v), status::timeout);

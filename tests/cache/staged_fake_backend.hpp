@@ -7,7 +7,7 @@
 #include "tests/cache/fake_backend.hpp"
 
 #include <bam/detail/group_copy.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/status.hpp>
 
 #include <bit>
@@ -55,7 +55,7 @@ struct staged_fake_backend {
    * the second orders the peers' slot stores before any lane returns (and its cache publishes
    * the slot), and their frame loads before the frame's owner refills it in a later call.
    */
-  template <detail::lane_group Group>
+  template <lane_group Group>
   status finish_reads(Group& g, const staged& mine) const {
     if (g.ballot(mine.active()) == 0) return status::ok;  // the hit path: one ballot, nothing owed
     const std::size_t bytes = store->page_bytes();
@@ -65,9 +65,9 @@ struct staged_fake_backend {
       frame = frame_of_this_thread(bytes);
       result = store->read(cache::page_io{mine.io.key, mine.io.slot, {frame, bytes}, mine.io.deadline_ns});
     }
-    detail::lane_mask copies = g.ballot(mine.active() && result == status::ok);
-    const detail::lane_mask members = g.ballot(true);
-    const detail::lane_mask below = (detail::lane_mask{1} << g.rank()) - 1;
+    lane_mask copies = g.ballot(mine.active() && result == status::ok);
+    const lane_mask members = g.ballot(true);
+    const lane_mask below = (lane_mask{1} << g.rank()) - 1;
     const auto me = static_cast<unsigned>(std::popcount(members & below));
     const auto n = static_cast<unsigned>(std::popcount(members));
     g.sync();

@@ -55,7 +55,7 @@ TYPED_TEST(CacheStress, SingleLaneReadersVerifyEveryRead) {
   constexpr unsigned iterations = 1500 * stress_scale;
   run_team(8, [&](unsigned id) {
     std::mt19937_64 rng(id);
-    detail::single_lane lane;
+    single_lane lane;
     for (unsigned i = 0; i < iterations; ++i) {
       // A hot set of 48 pages half the time, so hits and refills of recently evicted pages mix.
       const std::uint64_t page = (rng() % 2) ? rng() % 48 : rng() % n_pages;
@@ -162,7 +162,7 @@ TYPED_TEST(CacheStress, WritesSurviveEvictionAndFlush) {
   run_team(n_warps + n_single, [&](unsigned w) {
     std::mt19937_64 shared(w);
     if (w >= n_warps) {
-      detail::single_lane lane;
+      single_lane lane;
       work(lane, n_warps * lanes + (w - n_warps), shared);
       return;
     }

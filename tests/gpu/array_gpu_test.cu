@@ -4,13 +4,12 @@
 // pages that stay intact under eviction pressure, fetch_add across warps, and errors reported
 // to the host. Skips itself without a GPU.
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/emulator/emulated_system.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
+#include <bam/host/memory/cuda_memory.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
-
-#include "host/cuda_memory.hpp"
-#include "host/emulated_system.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +47,7 @@ __global__ void write_pattern(array<std::uint32_t> a) {
 /// Warps 0..pinners-1 pin one page each and re-read it while the other warps thrash the cache.
 __global__ void pinned_under_pressure(array<std::uint64_t> a, std::uint64_t seed, unsigned pinners, counts* c) {
   const std::uint64_t warp = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   unsigned long long wrong = 0, failed = 0;
   if (warp < pinners) {
     const auto p = a.pin_page(g, warp * a.elems_per_page() * 7);
@@ -123,7 +122,7 @@ TEST_F(ArrayGpu, ATerabyteArrayReadAtRandomReturnsEveryValueCorrectly) {
   bam::page_cache_options co;
   co.cache_bytes = 256u << 20;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint64_t>("tebibyte", 1, 0, (1ull << 40) / 8);
+  const auto a = cache.map<std::uint64_t>({.name = "tebibyte", .nsid = 1, .start_lba = 0, .count = (1ull << 40) / 8});
   counts* c = make_counts();
   const unsigned grid = sms() * 8, block = 256;  // 270 k threads
   random_reads<<<grid, block>>>(a, seed, 0, 8, c);
@@ -145,7 +144,7 @@ TEST_F(ArrayGpu, StoresReachTheNamespaceAfterFlush) {
   bam::page_cache_options co;
   co.cache_bytes = 4u << 20;  // a quarter of the array: evictions write back too
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint32_t>("pattern", 1, 0, (16u << 20) / 4);
+  const auto a = cache.map<std::uint32_t>({.name = "pattern", .nsid = 1, .start_lba = 0, .count = (16u << 20) / 4});
   write_pattern<<<sms() * 4, 256>>>(a);
   BAM_CUDA_TRY(cudaGetLastError());
   BAM_CUDA_TRY(cudaDeviceSynchronize());
@@ -165,7 +164,8 @@ TEST_F(ArrayGpu, APinnedPageNeverChangesWhileOtherWarpsEvict) {
   bam::page_cache_options co;
   co.cache_bytes = 32768 * 4096;  // more slots than the 17 k lanes below can pin at once
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint64_t>("words", 1, 0, (1ull << 24) * 512 / 8);
+  const auto a = cache.map<std::uint64_t>(
+      {.name = "words", .nsid = 1, .start_lba = 0, .count = (1ull << 24) * 512 / 8});
   counts* c = make_counts();
   pinned_under_pressure<<<sms(), 128>>>(a, seed, 64, c);
   BAM_CUDA_TRY(cudaGetLastError());
@@ -182,7 +182,8 @@ TEST_F(ArrayGpu, FetchAddsFromEveryWarpAllCount) {
   bam::page_cache_options co;
   co.cache_bytes = 8u << 20;  // every page of the array can be pinned at once (see page_cache_options)
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<unsigned long long>("counters", 1, 0, (4u << 20) / 8);
+  const auto a = cache.map<unsigned long long>(
+      {.name = "counters", .nsid = 1, .start_lba = 0, .count = (4u << 20) / 8});
   const unsigned grid = sms() * 2, block = 256, per = 16;
   count_up<<<grid, block>>>(a, per);
   BAM_CUDA_TRY(cudaGetLastError());
@@ -205,7 +206,7 @@ TEST_F(ArrayGpu, SanitizeSmallReadsWritesAndAnOutOfRangeIndex) {
   bam::page_cache_options co;
   co.cache_bytes = 64 * 4096;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint32_t>("small", 1, 0, 100'000);
+  const auto a = cache.map<std::uint32_t>({.name = "small", .nsid = 1, .start_lba = 0, .count = 100'000});
   write_pattern<<<8, 128>>>(a);
   BAM_CUDA_TRY(cudaDeviceSynchronize());
   cache.flush();

@@ -110,7 +110,7 @@ __global__ void read_kernel(gpu_cache cache, std::uint64_t n_pages, unsigned ite
   const std::uint64_t warp = tid / 32;
   unsigned long long wrong = 0, failed = 0;
   for (unsigned i = 0; i < iterations; ++i) {
-    gpu::warp_group g;
+    warp_group g;
     const std::uint64_t shared = mix(warp * 1'000'003 + i);
     const std::uint64_t own = mix(tid * 7'777'777 + i);
     // Lanes of a warp mostly share 4 pages (coalescing); a hot set of 256 pages brings hits.
@@ -140,7 +140,7 @@ __global__ void write_kernel(gpu_cache cache, std::uint64_t n_pages, unsigned it
   const std::uint64_t n_warps = gridDim.x * std::uint64_t{blockDim.x} / 32;
   unsigned long long wrong = 0, failed = 0;
   for (unsigned i = 0; i < iterations; ++i) {
-    gpu::warp_group g;
+    warp_group g;
     const std::uint64_t page = warp + n_warps * (mix(warp * 31 + i) % (n_pages / n_warps));
     const unsigned lane = g.rank();
     if (cache.store(g, page_key{0, page}, 8 * lane, written_value(page, lane)) != status::ok) ++failed;

@@ -14,7 +14,7 @@
 #include "apps/graph/source_picker.hpp"
 #include "apps/graph/sssp.hpp"
 
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 
 #include <gtest/gtest.h>
 

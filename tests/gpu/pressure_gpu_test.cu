@@ -7,12 +7,11 @@
 // share in a round, and the namespace is compared with the model after flush(). Skips itself
 // without a GPU.
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/emulator/emulated_system.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/memory/cuda_memory.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
-
-#include "host/cuda_memory.hpp"
-#include "host/emulated_system.hpp"
-#include "host/ram_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +45,7 @@ __host__ __device__ std::uint64_t scatter(std::uint64_t x, std::uint32_t round, 
 __global__ void scattered_stores(array<std::uint32_t> a, std::uint32_t round, unsigned per_thread, tally* t) {
   const std::uint64_t threads = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   unsigned long long ok = 0, failed = 0;
   for (unsigned k = 0; k < per_thread; ++k) {
     const std::uint64_t i = scatter(k * threads + tid, round, a.size());
@@ -61,7 +60,7 @@ __global__ void scattered_stores(array<std::uint32_t> a, std::uint32_t round, un
 __global__ void checked_reads(array<std::uint32_t> a, const std::uint8_t* model, std::uint64_t salt,
                               unsigned per_thread, tally* t) {
   const std::uint64_t tid = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   unsigned long long ok = 0, failed = 0, wrong = 0;
   for (unsigned k = 0; k < per_thread; ++k) {
     const std::uint64_t i = bam::synthetic_word(salt, tid * per_thread + k) % a.size();
@@ -84,7 +83,7 @@ __global__ void one_page_per_warp(array<std::uint32_t> a, tally* t) {
   const std::uint64_t warp = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
   const std::uint64_t per_page = a.elems_per_page();
   const std::uint64_t i = (warp * per_page) % a.size() + threadIdx.x % 32;
-  bam::gpu::warp_group g;
+  bam::warp_group g;
   const std::uint32_t v = stored_value(1, i);
   unsigned long long ok = 0, failed = 0, wrong = 0;
   if (a.store(g, i, v) != status::ok) ++failed;
@@ -150,7 +149,7 @@ class PressureGpu : public ::testing::Test {
     bam::page_cache_options co;
     co.cache_bytes = cache_bytes;
     bam::page_cache cache(sys.controllers(), sys.memory(), co);
-    const auto a = cache.map<std::uint32_t>("scattered", 1, 0, n);
+    const auto a = cache.map<std::uint32_t>({.name = "scattered", .nsid = 1, .start_lba = 0, .count = n});
     std::vector<std::uint8_t> model(n, 0);
     std::uint8_t* d_model = nullptr;
     BAM_CUDA_TRY(cudaMalloc(&d_model, n));
@@ -212,7 +211,7 @@ TEST_F(PressureGpu, EveryLaneOfEveryWarpOnOnePage) {
   bam::page_cache_options co;
   co.cache_bytes = 64 * 4096;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint32_t>("pages", 1, 0, (64u << 20) / 4);
+  const auto a = cache.map<std::uint32_t>({.name = "pages", .nsid = 1, .start_lba = 0, .count = (64u << 20) / 4});
   clear();
   one_page_per_warp<<<full_grid(), 256>>>(a, tally_);
   const tally t = collect();
@@ -228,7 +227,8 @@ TEST_F(PressureGpu, FetchAddsThroughASmallCacheAllCount) {
   bam::page_cache_options co;
   co.cache_bytes = 256 * 4096;  // 1 MiB over 64 MiB of counters
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<unsigned long long>("counters", 1, 0, (64u << 20) / 8);
+  const auto a = cache.map<unsigned long long>(
+      {.name = "counters", .nsid = 1, .start_lba = 0, .count = (64u << 20) / 8});
   const unsigned grid = full_grid(), block = 256, per = 4;
   count_up<<<grid, block>>>(a, per);
   BAM_CUDA_TRY(cudaGetLastError());
@@ -253,7 +253,7 @@ TEST_F(PressureGpu, AMediaErrorFailsOnlyItsPage) {
   bam::page_cache_options co;
   co.cache_bytes = 64 * 4096;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint32_t>("media", 1, 0, (16u << 20) / 4);
+  const auto a = cache.map<std::uint32_t>({.name = "media", .nsid = 1, .start_lba = 0, .count = (16u << 20) / 4});
   std::uint8_t* d_model = nullptr;
   BAM_CUDA_TRY(cudaMalloc(&d_model, a.size()));
   BAM_CUDA_TRY(cudaMemset(d_model, 0, a.size()));
@@ -288,7 +288,7 @@ TEST_F(PressureGpu, LostCommandsFailOnlyTheirAccessesAndTheCacheRecovers) {
   co.cache_bytes = 16u << 20;
   co.timeout = std::chrono::milliseconds(100);
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
-  const auto a = cache.map<std::uint32_t>("lossy", 1, 0, (256u << 20) / 4);
+  const auto a = cache.map<std::uint32_t>({.name = "lossy", .nsid = 1, .start_lba = 0, .count = (256u << 20) / 4});
   std::uint8_t* d_model = nullptr;
   BAM_CUDA_TRY(cudaMalloc(&d_model, a.size()));
   BAM_CUDA_TRY(cudaMemset(d_model, 0, a.size()));

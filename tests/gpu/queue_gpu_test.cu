@@ -3,14 +3,14 @@
 // controller, with every byte read verified; error statuses, out-of-range LBAs and lost
 // completions reach the threads as statuses. Skips itself without a GPU.
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/controller.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
+#include <bam/host/memory/cuda_memory.hpp>
 #include <bam/synthetic.hpp>
 
-#include "host/controller.hpp"
-#include "host/cuda_memory.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
 #include "queues/queue_pair.hpp"
 
 #include <gtest/gtest.h>

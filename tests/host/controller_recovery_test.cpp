@@ -5,8 +5,7 @@
 // past the time limit never reaches the re-created queue, and Abort aborts what it can.
 #include "tests/host/controller_rig.hpp"
 
-#include "host/synthetic_store.hpp"
-
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/nvme/completion.hpp>
 #include <bam/synthetic.hpp>
 

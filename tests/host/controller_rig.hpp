@@ -4,10 +4,10 @@
 // buffers with their PRPs.
 #pragma once
 
-#include "host/controller.hpp"
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
+#include <bam/host/controller.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/memory/heap_memory.hpp>
 #include "queues/prp.hpp"
 
 #include <algorithm>

@@ -6,9 +6,8 @@
 #include "tests/host/controller_rig.hpp"
 
 #include "host/io_error.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
-
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/synthetic.hpp>
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // NVM I/O through the emulated controller with raw entries: every PRP shape verified byte for
 // byte, MDTS, LBA range, namespace and opcode errors, IOMMU faults, a full completion queue,
 // each namespace kind, fault injection and the timing model.
-#include "host/file_store.hpp"
+#include <bam/host/emulator/file_store.hpp>
 #include "tests/host/emulator_fixture.hpp"
 
 #include <gtest/gtest.h>

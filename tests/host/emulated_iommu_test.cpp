@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The emulated IOMMU's page table and the memory_resource adaptor that registers allocations.
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/memory/heap_memory.hpp>
 
 #include <gtest/gtest.h>
 

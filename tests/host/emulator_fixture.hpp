@@ -3,14 +3,13 @@
 // what every emulated-controller test starts from.
 #pragma once
 
-#include "host/emulated_controller.hpp"
-#include "host/emulated_iommu.hpp"
-#include "host/heap_memory.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
-#include "tests/support/raw_nvme_driver.hpp"
-
+#include <bam/host/emulator/emulated_controller.hpp>
+#include <bam/host/emulator/emulated_iommu.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
+#include <bam/host/memory/heap_memory.hpp>
 #include <bam/synthetic.hpp>
+#include "tests/support/raw_nvme_driver.hpp"
 
 #include <chrono>
 #include <memory>

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Matching and filtering of fault rules (their effect on commands is tested end to end in
 // emulated_io_test.cpp).
-#include "host/fault_plan.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/fault_plan.hpp>
 
 #include <gtest/gtest.h>
 

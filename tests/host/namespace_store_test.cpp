@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The three namespace stores: RAM, file (checked against the file read independently) and
 // synthetic (terabyte-sized, written blocks kept in an overlay), scatter/gather included.
-#include "host/file_store.hpp"
-#include "host/ram_store.hpp"
-#include "host/synthetic_store.hpp"
-
+#include <bam/host/emulator/file_store.hpp>
+#include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/synthetic.hpp>
 
 #include <gtest/gtest.h>

@@ -2,11 +2,10 @@
 // The parts of the real-controller bindings that need no NVMe device: IOVA allocation, bus
 // address coalescing, chunk carving and release in pinned_memory (over a fake mapper), PCI
 // addresses; on CUDA builds with a GPU, chunks registered with CUDA and VRAM allocations.
-#include "host/pci_function.hpp"
-#include "host/pinned_memory.hpp"
-#include "host/vfio_memory.hpp"
-
+#include "host/drivers/pci_function.hpp"
 #include <bam/error.hpp>
+#include <bam/host/memory/pinned_memory.hpp>
+#include <bam/host/memory/vfio_memory.hpp>
 
 #include <gtest/gtest.h>
 

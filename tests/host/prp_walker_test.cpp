@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // PRP1/PRP2/PRP-list resolution, offsets and faults (NVMe 1.4, section 4.3).
-#include "host/prp_walker.hpp"
+#include "host/emulator/prp_walker.hpp"
 
 #include <bam/nvme/completion.hpp>
 

@@ -6,8 +6,7 @@
 #include "tests/host/controller_rig.hpp"
 
 #include "host/queue_recovery.hpp"
-#include "host/synthetic_store.hpp"
-
+#include <bam/host/emulator/synthetic_store.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
 
@@ -245,7 +244,7 @@ TEST(QueueRecovery, APageCacheRecoversThePairsOfItsControllers) {
   transfer x(r.dma, 4096, 4096);
   EXPECT_EQ(read(*r.ctrl, 1, x, 800, 5 * seconds), outcome::ok);
   EXPECT_EQ(q.epoch(), 1u);
-  const auto a = cache.map<std::uint64_t>("words", 1, 0, 1 << 16);
+  const auto a = cache.map<std::uint64_t>({.name = "words", .nsid = 1, .start_lba = 0, .count = 1 << 16});
   EXPECT_EQ(a[1000], synthetic_word(seed, 1000));
 }
 

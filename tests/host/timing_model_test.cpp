@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SSD timing model on a virtual clock (the controller's use of it is tested in
 // emulated_io_test.cpp).
-#include "host/timing_model.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/timing_model.hpp>
 
 #include <gtest/gtest.h>
 

@@ -49,7 +49,7 @@ TEST(Array, ReadsAndStoresThroughThePageCache) {
     }
   }
   page_cache cache({c.ctrl.get()}, c.binding->memory(), small_cache());
-  const auto a = cache.map<std::uint64_t>("pattern", 1, start_lba, n_words);
+  const auto a = cache.map<std::uint64_t>({.name = "pattern", .nsid = 1, .start_lba = start_lba, .count = n_words});
   std::atomic<unsigned> wrong{0};
   on_threads(4, [&](unsigned t) {
     std::uint64_t x = t + 1;

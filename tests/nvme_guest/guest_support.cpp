@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tests/nvme_guest/guest_support.hpp"
 
-#include "host/pci_function.hpp"
-#include "host/posix_io.hpp"
-
+#include "host/drivers/pci_function.hpp"
 #include <bam/error.hpp>
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
 // controller to the driver that binding needs, and opening it with host::nvme_binding.
 #pragma once
 
-#include "host/block_io.hpp"
-#include "host/controller.hpp"
-#include "host/nvme_binding.hpp"
+#include <bam/host/controller.hpp>
+#include <bam/host/drivers/block_io.hpp>
+#include <bam/host/nvme_binding.hpp>
 
 #include <chrono>
 #include <cstdint>

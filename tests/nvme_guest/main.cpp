@@ -11,7 +11,7 @@
 // controllers are those of tests/nvme_guest/CMakeLists.txt (guest_support.hpp, `topology`).
 #include "tests/nvme_guest/guest_support.hpp"
 
-#include "host/posix_io.hpp"
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <gtest/gtest.h>
 

@@ -87,7 +87,7 @@ TEST(Recovery, RecreateQueuesAndResetWhileBamHoldsTheController) {
   po.cache_bytes = 32 * 4096;  // far smaller than the data: every round reads from the controller
   po.timeout = std::chrono::seconds(20);
   page_cache cache({c.ctrl.get()}, c.binding->memory(), po);
-  const auto a = cache.map<std::uint64_t>("pattern", 1, start_lba, n_words);
+  const auto a = cache.map<std::uint64_t>({.name = "pattern", .nsid = 1, .start_lba = start_lba, .count = n_words});
   EXPECT_EQ(wrong_words(a, 1), 0u);
 
   // One pair fails as a timed-out wait fails it (command id 5 lost); its users leave. The

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Test support: N std::threads standing in for the lanes of one warp (a detail::lane_group).
+// Test support: N std::threads standing in for the lanes of one warp (a lane_group).
 #pragma once
 
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <array>
 #include <barrier>
@@ -27,7 +27,7 @@ class cpu_warp {
   static_assert(Lanes >= 1 && Lanes <= 32);
 
  public:
-  /// One lane's handle; models detail::lane_group.
+  /// One lane's handle; models lane_group.
   class lane {
    public:
     lane(cpu_warp& warp, unsigned rank) : warp_(&warp), rank_(rank) {}
@@ -35,14 +35,14 @@ class cpu_warp {
     unsigned rank() const { return rank_; }  ///< 0..Lanes-1
     void sync() { warp_->barrier_.arrive_and_wait(); }  ///< barrier over all lanes
     /// Mask of lanes whose `pred` is true.
-    detail::lane_mask ballot(bool pred) {
+    lane_mask ballot(bool pred) {
       const auto all = all_gather(pred ? 1 : 0);
       return mask_of([&](unsigned r) { return all[r] != 0; });
     }
     /// Value `v` of lane `src`.
     std::uint64_t shfl(std::uint64_t v, unsigned src) { return all_gather(v)[src]; }
     /// Mask of lanes whose key equals mine.
-    detail::lane_mask match_any(std::uint64_t key) {
+    lane_mask match_any(std::uint64_t key) {
       const auto all = all_gather(key);
       return mask_of([&](unsigned r) { return all[r] == key; });
     }
@@ -57,8 +57,8 @@ class cpu_warp {
       return all;
     }
     template <class Pred>
-    static detail::lane_mask mask_of(Pred pred) {
-      detail::lane_mask mask = 0;
+    static lane_mask mask_of(Pred pred) {
+      lane_mask mask = 0;
       for (unsigned r = 0; r < Lanes; ++r) {
         if (pred(r)) mask |= 1U << r;
       }
@@ -90,6 +90,6 @@ class cpu_warp {
   std::array<std::uint64_t, Lanes> slots_{};
 };
 
-static_assert(detail::lane_group<cpu_warp<4>::lane>);
+static_assert(lane_group<cpu_warp<4>::lane>);
 
 }  // namespace bam::test

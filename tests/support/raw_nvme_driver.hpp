@@ -4,11 +4,10 @@
 // completion entries, with no queue machinery of its own to hide a controller bug behind.
 #pragma once
 
-#include "host/bar.hpp"
-#include "host/emulated_controller.hpp"
-
 #include <bam/detail/atomic.hpp>
 #include <bam/error.hpp>
+#include <bam/host/drivers/bar.hpp>
+#include <bam/host/emulator/emulated_controller.hpp>
 #include <bam/memory.hpp>
 #include <bam/nvme/spec.hpp>
 

@@ -12,7 +12,7 @@
 #include "apps/vector/recall.hpp"
 #include "apps/vector/rows_view.hpp"
 
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #include "tests/vector/temp_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -56,8 +56,8 @@ template <unsigned C>
 void single_lane_case(std::size_t n, unsigned k, bool ties) {
   const auto v = stream(n, n * 131 + k, ties);
   topk_storage<C> s;
-  bam::detail::single_lane lane;
-  group_topk<C, bam::detail::single_lane> top(lane, s, k);
+  bam::single_lane lane;
+  group_topk<C, bam::single_lane> top(lane, s, k);
   for (const auto& c : v) top.push(c.key, c.id);
   top.finish();
   expect_result(s, v, best_keys(v, k));

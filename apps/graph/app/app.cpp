@@ -6,7 +6,7 @@
 #include "apps/graph/source_picker.hpp"
 
 #if BAM_WITH_CUDA_RUNTIME
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #endif
 
 #include <bam/error.hpp>

@@ -8,7 +8,7 @@
 #include "apps/graph/gpu/step_support.hpp"
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cstdint>
 
@@ -29,7 +29,7 @@ struct bfs_top_down {
   std::uint64_t* next_size;
   std::uint32_t level;
 
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD step_totals operator()(Group& grp, std::uint64_t i) const {
     const id_type u = frontier[i];
     step_totals t;
@@ -63,7 +63,7 @@ struct bfs_bottom_up {
   std::uint32_t* depth;
   std::uint32_t level;
 
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD step_totals operator()(Group& grp, std::uint64_t v) const {
     step_totals t;
     if (load_word(depth + v) != bfs_unreached) return t;  // the same word for every lane

@@ -8,7 +8,7 @@
 #include "apps/graph/gpu/step_support.hpp"
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cstdint>
 
@@ -90,7 +90,7 @@ struct afforest_link_rest {
   std::uint64_t first;
   std::uint64_t skip;
 
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD step_totals operator()(Group& grp, std::uint64_t u) const {
     step_totals t;
     // Rank 0's read decides for the whole group (labels change under concurrent links).

@@ -6,7 +6,7 @@
 #include "apps/graph/gpu/step_support.hpp"
 #include "apps/graph/parallel.hpp"
 
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -50,7 +50,7 @@ class cpu_executor {
   step_totals for_groups(std::uint64_t n, unsigned pins, const Step& step) const {
     (void)pins;
     return run(n, [&](std::uint64_t i) {
-      detail::single_lane g;
+      single_lane g;
       return step(g, i);
     });
   }

@@ -8,7 +8,7 @@
 
 #include <bam/array.hpp>
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 #include <bam/status.hpp>
 
 #include <concepts>
@@ -44,7 +44,7 @@ class cached_edges {
    * @return ok, or the status of a page that could not be read (its elements are skipped and the
    * failure is recorded in the cache's error slot for page_cache::check()).
    */
-  template <detail::lane_group Group, class Visit>
+  template <lane_group Group, class Visit>
   BAM_HD status scan(Group& g, std::uint64_t first, std::uint64_t n, Visit&& visit) const {
     const std::uint64_t end = first + n;
     for (std::uint64_t i = first; i < end;) {
@@ -83,7 +83,7 @@ class pointer_edges {
   [[nodiscard]] BAM_HD T operator[](std::uint64_t i) const { return data_[i]; }
 
   /// As cached_edges::scan; always returns ok (the caller keeps indices below size()).
-  template <detail::lane_group Group, class Visit>
+  template <lane_group Group, class Visit>
   BAM_HD status scan(Group& g, std::uint64_t first, std::uint64_t n, Visit&& visit) const {
     const std::uint64_t end = first + n;
     for (std::uint64_t base = first; base < end; base += g.size()) {
@@ -110,7 +110,7 @@ struct visit_all {
 /// What the kernels need from an `Edges` type (satisfied by cached_edges and pointer_edges).
 template <class E>
 concept edge_storage = std::is_trivially_copyable_v<E> &&
-                       requires(const E& e, std::uint64_t i, detail::single_lane& g, detail_storage::visit_all v) {
+                       requires(const E& e, std::uint64_t i, single_lane& g, detail_storage::visit_all v) {
                          typename E::value_type;
                          { e.size() } -> std::convertible_to<std::uint64_t>;
                          { e[i] } -> std::convertible_to<typename E::value_type>;

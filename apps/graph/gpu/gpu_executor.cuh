@@ -53,7 +53,7 @@ __global__ void group_items(std::uint64_t n, Step step, step_totals* out) {
   const std::uint64_t warps = gridDim.x * std::uint64_t(blockDim.x) / 32;
   const std::uint64_t per_warp = n / warps;
   const std::uint64_t chunk = per_warp < 1 ? 1 : per_warp > group_chunk ? group_chunk : per_warp;
-  bam::gpu::warp_group g(0xffffffffu);
+  bam::warp_group g(0xffffffffu);
   step_totals mine;
   for (std::uint64_t first = warp * chunk; first < n; first += warps * chunk) {
     const std::uint64_t end = first + chunk < n ? first + chunk : n;

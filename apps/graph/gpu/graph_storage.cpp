@@ -3,16 +3,15 @@
 
 #include "apps/graph/error.hpp"
 
-#include "host/emulated_system.hpp"
-#include "host/file_store.hpp"
-#include "host/ram_store.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/emulator/emulated_system.hpp>
+#include <bam/host/emulator/file_store.hpp>
+#include <bam/host/emulator/ram_store.hpp>
 
 #if BAM_WITH_CUDA_RUNTIME
 #include <bam/detail/cuda_try.hpp>
 
-#include "host/cuda_memory.hpp"
+#include <bam/host/memory/cuda_memory.hpp>
 #endif
 
 #include <algorithm>
@@ -147,10 +146,12 @@ cached_graph::cached_graph(const csr_file& file, const cached_graph_options& o)
   po.cache_bytes = o.cache_bytes;
   po.timeout = std::chrono::milliseconds(60'000);
   cache_ = std::make_unique<page_cache>(system_->controllers(), system_->memory(), po);
-  const std::uint64_t lba = h.neighbors_offset / block_bytes;
-  if (h.id_bytes == 4) neighbors32_ = cache_->map<std::uint32_t>("neighbors", 1, lba, h.num_edges);
-  else neighbors64_ = cache_->map<std::uint64_t>("neighbors", 1, lba, h.num_edges);
-  if (h.weighted()) weights_ = cache_->map<weight_t>("weights", 1, h.weights_offset / block_bytes, h.num_edges);
+  const mapping neighbors{.name = "neighbors", .nsid = 1, .start_lba = h.neighbors_offset / block_bytes,
+                          .count = h.num_edges};
+  if (h.id_bytes == 4) neighbors32_ = cache_->map<std::uint32_t>(neighbors);
+  else neighbors64_ = cache_->map<std::uint64_t>(neighbors);
+  const mapping weights{.name = "weights", .nsid = 1, .start_lba = h.weights_offset / block_bytes, .count = h.num_edges};
+  if (h.weighted()) weights_ = cache_->map<weight_t>(weights);
 
   const auto offsets = visit_view(file, [](const auto& g) { return g.offsets; });
 #if BAM_WITH_CUDA_RUNTIME

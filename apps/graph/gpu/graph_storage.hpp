@@ -9,8 +9,7 @@
 #include "apps/graph/gpu/graph_view.hpp"
 #include "apps/graph/gpu/runners.hpp"
 
-#include "host/emulated_controller.hpp"
-
+#include <bam/host/emulator/emulated_controller.hpp>
 #include <bam/page_cache.hpp>
 
 #include <cstddef>

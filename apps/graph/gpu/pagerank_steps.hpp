@@ -7,7 +7,7 @@
 #include "apps/graph/gpu/step_support.hpp"
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cstdint>
 
@@ -40,7 +40,7 @@ struct pagerank_pull_step {
   double base;
   double damping;
 
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD step_totals operator()(Group& grp, std::uint64_t u) const {
     step_totals t;
     double incoming = 0;

@@ -13,7 +13,7 @@
 #include "apps/graph/sssp.hpp"
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cstdint>
 
@@ -53,7 +53,7 @@ struct sssp_relax_step {
   std::uint64_t* far_size;
   std::uint64_t bucket_end;
 
-  template <detail::lane_group Group>
+  template <lane_group Group>
   BAM_HD step_totals operator()(Group& grp, std::uint64_t i) const {
     const id_type u = frontier[i];
     step_totals t;

@@ -7,7 +7,7 @@
 #include "apps/graph/gpu/edge_storage.hpp"
 
 #include <bam/config.hpp>
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cuda/atomic>
 #include <cuda/std/bit>
@@ -54,7 +54,7 @@ BAM_HD void store_word(T* p, T v) {
  * @brief Sum of `v` over the group, returned to every member.
  * @pre Collective; dense ranks and a power-of-two size (a full warp or a single lane).
  */
-template <detail::lane_group Group>
+template <lane_group Group>
 BAM_HD double group_sum(Group& g, double v) {
   for (unsigned offset = g.size() / 2; offset > 0; offset /= 2) {
     const std::uint64_t other = g.shfl(cuda::std::bit_cast<std::uint64_t>(v), g.rank() ^ offset);

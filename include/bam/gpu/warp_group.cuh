@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// bam::gpu: the lane-group model for real warps (device code only).
+// bam::warp_group: the lane-group model for real warps (device code only).
 #pragma once
 
-#include <bam/detail/lane_group.hpp>
+#include <bam/lane_group.hpp>
 
 #include <cstdint>
 
-namespace bam::gpu {
+namespace bam {
 
 /**
- * @brief The lanes of one warp that execute a call together, as a `detail::lane_group`.
+ * @brief The lanes of one warp that execute a call together, as a `lane_group`.
  *
  * Ranks are hardware lane ids (0..31) and masks are lane masks, so a warp with inactive lanes
  * has sparse ranks. The member set is fixed at construction: by default the lanes active at that
@@ -25,7 +25,7 @@ class warp_group {
   /** @brief The lanes active here. */
   __device__ warp_group() noexcept : mask_(__activemask()) {}
   /** @brief An explicit member mask; the caller's lane must be in it. */
-  __device__ explicit warp_group(detail::lane_mask members) noexcept : mask_(members) {}
+  __device__ explicit warp_group(lane_mask members) noexcept : mask_(members) {}
 
   __device__ unsigned size() const noexcept { return __popc(mask_); }  ///< members
   __device__ unsigned rank() const noexcept {                          ///< hardware lane id
@@ -35,7 +35,7 @@ class warp_group {
   }
   __device__ void sync() const noexcept { __syncwarp(mask_); }  ///< __syncwarp over members
   /// __ballot_sync over members.
-  __device__ detail::lane_mask ballot(bool pred) const noexcept {
+  __device__ lane_mask ballot(bool pred) const noexcept {
     return __ballot_sync(mask_, pred);
   }
   /// __shfl_sync over members; `src` is a member's lane id.
@@ -43,16 +43,16 @@ class warp_group {
     return __shfl_sync(mask_, static_cast<unsigned long long>(v), static_cast<int>(src));
   }
   /// __match_any_sync over members.
-  __device__ detail::lane_mask match_any(std::uint64_t key) const noexcept {
+  __device__ lane_mask match_any(std::uint64_t key) const noexcept {
     return __match_any_sync(mask_, static_cast<unsigned long long>(key));
   }
   /// The member mask.
-  __device__ detail::lane_mask members() const noexcept { return mask_; }
+  __device__ lane_mask members() const noexcept { return mask_; }
 
  private:
-  detail::lane_mask mask_;
+  lane_mask mask_;
 };
 
-static_assert(detail::lane_group<warp_group>);
+static_assert(lane_group<warp_group>);
 
-}  // namespace bam::gpu
+}  // namespace bam
