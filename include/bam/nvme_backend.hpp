@@ -293,6 +293,7 @@ class nvme_backend {
   BAM_HD void fail(status st, nvme::status_field nvme_status, std::uint32_t controller, std::uint16_t qid,
                    std::uint16_t cid, const nvme::command& cmd, std::uint32_t range, std::uint64_t page) const {
     device_error e{};
+    e.kind = device_error_kind::command;
     e.status = std::uint8_t(st);
     e.sct = std::uint8_t(nvme_status.sct());
     e.sc = nvme_status.sc();

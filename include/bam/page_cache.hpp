@@ -91,13 +91,6 @@ class page_cache {
     const std::uint32_t id = map_range(name, nsid, start_lba, n_elems * sizeof(T));
     return array<T>(ref(), id, n_elems, errors());
   }
-  /// As map(), without per-access index checks.
-  template <class T>
-  [[nodiscard]] unchecked_array<T> map_unchecked(const std::string& name, std::uint32_t nsid, std::uint64_t start_lba,
-                                                 std::uint64_t n_elems) {
-    const auto a = map<T>(name, nsid, start_lba, n_elems);
-    return unchecked_array<T>(a.cache(), a.range_id(), n_elems, errors());
-  }
 
   /// The device view over every array mapped so far.
   [[nodiscard]] cache_type ref() const;
