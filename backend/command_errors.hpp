@@ -30,6 +30,7 @@ BAM_HD inline void record_command_error(device_error* errors, status st, nvme::s
                                         const command_site& site, const nvme::command& cmd, std::uint32_t range,
                                         std::uint64_t page) {
   device_error e{};
+  e.kind = device_error_kind::command;
   e.status = std::uint8_t(st);
   e.sct = std::uint8_t(nvme_status.sct());
   e.sc = nvme_status.sc();

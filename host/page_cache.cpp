@@ -5,6 +5,7 @@
 #include <bam/host/memory/device_copy.hpp>
 #include <bam/nvme/completion.hpp>
 
+#include "host/io_error.hpp"
 #include "host/page_cache_flush.hpp"
 #include "host/queue_recovery.hpp"
 
@@ -232,32 +233,7 @@ void page_cache::check() {
   if (e.claimed == 0) return;
   const device_error cleared{};
   host::copy_to(b_->errors, 0, &cleared, sizeof cleared);
-  const auto st = status(e.status);
-  const std::string array = e.range < names_.size() ? "'" + names_[e.range] + "'" : "#" + std::to_string(e.range);
-  const std::string more = e.count > 1 ? " (" + std::to_string(e.count) + " failures; the first is described)" : "";
-  if (st == status::out_of_range) {
-    throw invalid_argument("bam::array " + array + ": index " + std::to_string(e.index) + " is out of range" + more);
-  }
-  if (e.opcode == 0 && e.qid == 0 && e.lba == 0 && e.nsid == 0) {  // a cache-side failure, no command
-    const std::string what = "bam::array " + array + ": access to element " + std::to_string(e.index) + " failed: " +
-                             to_string(st) + more;
-    if (st == status::timeout) throw timeout_error(what, nvme_context{});
-    throw error(what);
-  }
-  const nvme_context ctx{e.controller, e.qid, e.cid, e.opcode, e.nsid, e.lba, e.n_blocks};
-  const std::string where = "bam::array " + array + ", page " + std::to_string(e.index) + ": " +
-                            (e.opcode == std::uint8_t(nvme::io_opcode::write)   ? "write"
-                             : e.opcode == std::uint8_t(nvme::io_opcode::flush) ? "flush"
-                                                                                : "read") +
-                            " on controller " + std::to_string(e.controller) + ", queue " + std::to_string(e.qid) +
-                            ", command id " + std::to_string(e.cid) + " (nsid " + std::to_string(e.nsid) + ", LBA " +
-                            std::to_string(e.lba) + " +" + std::to_string(e.n_blocks) + ")";
-  if (st == status::io_error) {
-    const auto sct = nvme::status_type(e.sct);
-    throw nvme_error(where + " failed: " + nvme::status_name(sct, e.sc) + more, ctx, e.sct, e.sc);
-  }
-  if (st == status::timeout) throw timeout_error(where + " did not complete in time" + more, ctx);
-  throw error(where + ": " + to_string(st) + more);
+  host::throw_device_error(e, e.range < names_.size() ? "'" + names_[e.range] + "'" : "#" + std::to_string(e.range));
 }
 
 array_stats page_cache::stats(std::uint32_t array_id) const {

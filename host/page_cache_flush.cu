@@ -3,6 +3,8 @@
 
 #include <bam/detail/cuda_try.hpp>
 
+#include <memory>
+
 namespace bam::host::detail {
 
 namespace {
@@ -20,8 +22,11 @@ __global__ void flush_namespace(nvme_backend backend, std::uint32_t nsid, std::u
 
 status flush_cache_gpu(const cache::cache_ref<nvme_backend>& cache, const nvme_backend& backend,
                        const std::vector<std::uint32_t>& nsids, std::uint64_t timeout_ns) {
-  unsigned* failure = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&failure, sizeof *failure));
+  // The first failure, in VRAM; freed on every way out, a thrown cuda_error included.
+  unsigned* word = nullptr;
+  BAM_CUDA_TRY(cudaMalloc(&word, sizeof *word));
+  const std::unique_ptr<unsigned, cudaError_t (*)(void*)> owner(word, cudaFree);
+  unsigned* const failure = owner.get();
   BAM_CUDA_TRY(cudaMemset(failure, 0, sizeof *failure));
   const unsigned block = 256, grid = std::max(1u, std::min(1024u, (cache.n_slots() + block - 1) / block));
   write_back<<<grid, block>>>(cache, failure);
@@ -31,7 +36,6 @@ status flush_cache_gpu(const cache::cache_ref<nvme_backend>& cache, const nvme_b
   BAM_CUDA_TRY(cudaDeviceSynchronize());
   unsigned h = 0;
   BAM_CUDA_TRY(cudaMemcpy(&h, failure, sizeof h, cudaMemcpyDeviceToHost));
-  cudaFree(failure);
   return status(h);
 }
 

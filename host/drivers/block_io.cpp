@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <bam/host/drivers/block_io.hpp>
 
+#include "host/io_error.hpp"
+
 #include "queues/prp.hpp"
 
 #include <bam/detail/clock.hpp>
@@ -8,7 +10,6 @@
 #include <bam/nvme/completion.hpp>
 
 #include <bit>
-#include <cstdio>
 #include <string>
 
 namespace bam::host {
@@ -28,12 +29,6 @@ const char* op_name(nvme::io_opcode op) {
       return "flush";
   }
   return "I/O command";
-}
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 }  // namespace
@@ -132,25 +127,12 @@ void block_io::wait(std::uint64_t ticket) {
   const pending what = pending_[cid];
   const nvme_context ctx{ctrl_.index(), queue_.qid(), cid, std::uint8_t(what.op), what.nsid, what.lba, what.n_blocks};
   const queues::completion_result r = queue_.await(ticket, deadline);
-  switch (r.status) {
-    case bam::status::ok:
-      queue_.release(ticket);
-      return;
-    case bam::status::io_error: {
-      queue_.release(ticket);
-      const auto sct = r.nvme_status.sct();
-      const auto sc = r.nvme_status.sc();
-      throw nvme_error(describe(what) + " failed: " + nvme::status_name(sct, sc) + " (SCT " + hex(std::uint8_t(sct)) +
-                           ", SC " + hex(sc) + ", command id " + std::to_string(cid) + ")",
-                       ctx, std::uint8_t(sct), sc);
-    }
-    case bam::status::timeout:
-      throw timeout_error(describe(what) + " did not complete within " + std::to_string(options_.timeout.count()) +
-                              " ms (command id " + std::to_string(cid) + "); the queue pair is now failed",
-                          ctx);
-    default:
-      throw error(describe(what) + ": the queue pair failed (" + to_string(r.status) + ")");
-  }
+  // A completion, with or without an error status, frees its slot; a timeout or a failed pair does not.
+  if (r.status == bam::status::ok || r.status == bam::status::io_error) queue_.release(ticket);
+  if (r.status == bam::status::ok) return;
+  throw_failure(r.status, r.nvme_status, ctx, describe(what) + " (command id " + std::to_string(cid) + ")",
+                " did not complete within " + std::to_string(options_.timeout.count()) +
+                    " ms; the queue pair is now failed");
 }
 
 }  // namespace bam::host

@@ -150,7 +150,6 @@ void vfio_device::open_device() {
   // A reset clears bus mastering, so it comes first.
   if (options_.reset && (info.flags & VFIO_DEVICE_FLAGS_RESET) != 0) {
     if (::ioctl(fd, VFIO_DEVICE_RESET) != 0) throw_errno(bdf_, "VFIO_DEVICE_RESET", errno);
-    was_reset_ = true;
   }
   const vfio_region_info config = region_info(fd, VFIO_PCI_CONFIG_REGION_INDEX, bdf_, "config space");
   enable_bus_master(fd, config.offset, bdf_);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <bam/host/emulator/file_store.hpp>
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,10 +16,6 @@
 namespace bam::host {
 
 namespace {
-[[noreturn]] void throw_errno(const std::string& what, int err) {
-  throw system_error(what + ": " + std::strerror(err));
-}
-
 /// Advances the `n` iovecs at `v` past `done` transferred bytes.
 void advance(iovec*& v, int& n, std::size_t done) {
   while (n > 0 && done >= v->iov_len) {
@@ -74,20 +71,20 @@ file_store::file_store(const options& opts)
   check_block_size("file_store", opts.block_size);
   const int flags = O_RDWR | O_CLOEXEC | (opts.create ? O_CREAT : 0);
   fd_ = ::open(path_.c_str(), flags, 0644);
-  if (fd_ < 0) throw_errno("file_store: cannot open " + path_, errno);
+  if (fd_ < 0) throw_errno("file_store", "cannot open " + path_, errno);
   try {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw_errno("file_store: cannot stat " + path_, errno);
+    if (::fstat(fd_, &st) != 0) throw_errno("file_store", "cannot stat " + path_, errno);
     std::uint64_t size = std::uint64_t(st.st_size);
     if (S_ISBLK(st.st_mode)) {
       const off_t end = ::lseek(fd_, 0, SEEK_END);
-      if (end < 0) throw_errno("file_store: cannot size " + path_, errno);
+      if (end < 0) throw_errno("file_store", "cannot size " + path_, errno);
       size = std::uint64_t(end);
     }
     if (n_blocks_ == 0) n_blocks_ = size / block_size_;
     if (opts.create && size < n_blocks_ * block_size_ && !S_ISBLK(st.st_mode)) {
       if (::ftruncate(fd_, off_t(n_blocks_ * block_size_)) != 0) {
-        throw_errno("file_store: cannot size " + path_, errno);
+        throw_errno("file_store", "cannot size " + path_, errno);
       }
       size = n_blocks_ * block_size_;
     }
@@ -133,7 +130,7 @@ void file_store::transfer(const char* what, std::uint64_t lba, std::uint32_t n,
     give_up_direct();
     r = transfer_all(fd_, offset, segs, op);
   }
-  if (r < 0) throw_errno(std::string(what) + " of " + path_ + " at byte " + std::to_string(offset), -r);
+  if (r < 0) throw_errno(what, path_ + " at byte " + std::to_string(offset), -r);
 }
 
 void file_store::readv(std::uint64_t lba, std::uint32_t n,
@@ -149,7 +146,7 @@ void file_store::writev(std::uint64_t lba, std::uint32_t n,
 }
 
 void file_store::flush() {
-  if (::fdatasync(fd_) != 0) throw_errno("file_store: fdatasync of " + path_, errno);
+  if (::fdatasync(fd_) != 0) throw_errno("file_store", "fdatasync of " + path_, errno);
 }
 
 }  // namespace bam::host

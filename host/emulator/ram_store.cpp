@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <bam/host/emulator/ram_store.hpp>
 
+#include <bam/host/drivers/posix_io.hpp>
 #include "host/memory/shared_copy.hpp"
 
 #include <bam/config.hpp>
@@ -25,10 +26,7 @@ ram_store::ram_store(std::uint32_t block_size, std::uint64_t n_blocks)
   mapped_bytes_ = bytes_ + huge_page_bytes;
   void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    throw system_error("ram_store: mapping " + std::to_string(bytes_) +
-                       " bytes failed: " + std::strerror(errno));
-  }
+  if (p == MAP_FAILED) throw_errno("ram_store", "mapping " + std::to_string(bytes_) + " bytes", errno);
   mapping_ = static_cast<std::byte*>(p);
   data_ = mapping_ + (huge_page_bytes - reinterpret_cast<std::uintptr_t>(p) % huge_page_bytes) %
                          huge_page_bytes;

@@ -65,12 +65,10 @@ class pinned_page {
  * the first into an exception after the kernel.
  *
  * @tparam T trivially copyable element type whose size divides the page size
- * @tparam Checked whether element indices are checked against size() (the cache still refuses
- * pages beyond the range); unchecked arrays save a compare per access
  * @note Calls without a group argument are collective over the calling warp's active lanes on
  * the GPU (they coalesce lanes that want the same page) and single-lane on the host.
  */
-template <class T, bool Checked = true, class Backend = nvme_backend>
+template <class T, class Backend = nvme_backend>
 class basic_array {
   static_assert(std::is_trivially_copyable_v<T>, "bam::array elements must be trivially copyable");
 
@@ -204,7 +202,7 @@ class basic_array {
     return single_lane{};
 #endif
   }
-  BAM_HD bool checked(std::uint64_t i) const { return !Checked || i < size_; }
+  BAM_HD bool checked(std::uint64_t i) const { return i < size_; }
   BAM_HD static constexpr std::uint64_t invalid_page() { return ~std::uint64_t{0} >> 1; }
   BAM_HD cache::page_key key(std::uint64_t page) const { return cache::page_key{range_, page}; }
   /// Records a failed access; NVMe errors were already recorded, with their command, by the
@@ -212,6 +210,7 @@ class basic_array {
   BAM_HD void report(status st, std::uint64_t i) const {
     if (st == status::io_error) return;
     device_error e{};
+    e.kind = device_error_kind::access;
     e.status = std::uint8_t(st);
     e.range = range_;
     e.index = i;
@@ -225,12 +224,9 @@ class basic_array {
   std::uint32_t per_page_ = 0;
 };
 
-/// The flagship view: bounds-checked.
+/// The flagship view over the NVMe backend.
 template <class T>
-using array = basic_array<T, true>;
-/// Without the per-access index check (the cache still refuses pages outside the range).
-template <class T>
-using unchecked_array = basic_array<T, false>;
+using array = basic_array<T>;
 
 static_assert(std::is_trivially_copyable_v<array<std::uint64_t>>);
 

@@ -9,26 +9,21 @@
 /// nothing under a plain C++ compiler (the model is CCCL's `_CCCL_HOST_DEVICE`).
 #if defined(__CUDACC__)
 #define BAM_HD __host__ __device__
-#define BAM_HAS_CUDA_COMPILER 1
 #else
 #define BAM_HD
-#define BAM_HAS_CUDA_COMPILER 0
 #endif
 
-/// `BAM_UNROLL_BY(n)` asks for a loop to be unrolled n times, in words nvcc and the host
-/// compiler both understand (`#pragma unroll n` under nvcc, `#pragma GCC unroll n` otherwise).
+/// `BAM_UNROLL_BY(n)` asks for a loop to be unrolled n times, in words each compiler pass
+/// understands: `#pragma unroll n` in nvcc's device pass, nothing in nvcc's host pass (its front
+/// end knows no host unroll pragma, and GCC warns about `#pragma unroll`), `#pragma GCC unroll n`
+/// under a plain C++ compiler.
 #define BAM_PRAGMA(text) _Pragma(#text)
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #define BAM_UNROLL_BY(n) BAM_PRAGMA(unroll n)
+#elif defined(__CUDACC__)
+#define BAM_UNROLL_BY(n)
 #else
 #define BAM_UNROLL_BY(n) BAM_PRAGMA(GCC unroll n)
-#endif
-
-/// True while the device pass of nvcc compiles the current function body.
-#if defined(__CUDA_ARCH__)
-#define BAM_DEVICE_PASS 1
-#else
-#define BAM_DEVICE_PASS 0
 #endif
 
 namespace bam {

@@ -11,9 +11,20 @@
 
 namespace bam {
 
+/// What a device_error record describes. Explicit, because no field value can mean "no
+/// command": NVMe opcode 0 is Flush, and queue, namespace and LBA 0 are all valid.
+enum class device_error_kind : std::uint8_t {
+  none,     ///< nothing recorded: the record is clear
+  access,   ///< an element access failed in the cache (index, slot, fill); no NVMe command
+            ///< describes it: `range` and `index` (the element) do
+  command,  ///< an NVMe command failed: `controller`, `qid`, `cid`, `opcode`, `nsid`, `lba`,
+            ///< `n_blocks` describe it, `sct`/`sc` its NVMe status, `index` its page
+};
+
 /// What failed, where. `claimed` is 0 until the first failure claims the record.
 struct device_error {
   std::uint32_t claimed = 0;
+  device_error_kind kind = device_error_kind::none;
   std::uint8_t status = 0;      ///< bam::status
   std::uint8_t sct = 0;         ///< NVMe status code type, for io_error
   std::uint8_t sc = 0;          ///< NVMe status code, for io_error
@@ -44,6 +55,7 @@ BAM_HD inline void record_error(device_error* slot, const device_error& e) {
     return;
   }
   // Only the claimer writes these fields; `claimed` and `count` stay atomic-only.
+  slot->kind = e.kind;
   slot->status = e.status;
   slot->sct = e.sct;
   slot->sc = e.sc;

@@ -103,12 +103,6 @@ class page_cache {
     const std::uint32_t id = map_range(m.name, m.nsid, m.start_lba, m.count * sizeof(T));
     return array<T>(ref(), id, m.count, errors());
   }
-  /// As map(), without per-access index checks.
-  template <class T>
-  [[nodiscard]] unchecked_array<T> map_unchecked(const mapping& m) {
-    const auto a = map<T>(m);
-    return unchecked_array<T>(a.cache(), a.range_id(), m.count, errors());
-  }
 
   /// The device view over every array mapped so far.
   [[nodiscard]] cache_type ref() const;

@@ -48,8 +48,6 @@ class vfio_device {
   /// DMA memory mapped for this controller (IOVAs through the IOMMU; physical in no-IOMMU mode).
   [[nodiscard]] pinned_memory& memory() noexcept { return *memory_; }
   [[nodiscard]] bool no_iommu() const noexcept { return options_.no_iommu; }
-  /// True when the function was reset through VFIO_DEVICE_RESET.
-  [[nodiscard]] bool was_reset() const noexcept { return was_reset_; }
 
  private:
   void open_group();
@@ -62,7 +60,6 @@ class vfio_device {
   std::shared_ptr<unique_fd> container_;
   unique_fd group_;
   unique_fd device_;
-  bool was_reset_ = false;
   mapped_bar bar_;
   std::unique_ptr<pinned_memory> memory_;  ///< declared last: released first
 };

@@ -40,10 +40,6 @@ class file_store final : public namespace_store {
 
   [[nodiscard]] std::uint32_t block_size() const noexcept override { return block_size_; }
   [[nodiscard]] std::uint64_t n_blocks() const noexcept override { return n_blocks_; }
-  /** @brief True while O_DIRECT is in use for aligned transfers. */
-  [[nodiscard]] bool direct_io() const noexcept {
-    return direct_ok_.load(std::memory_order_relaxed);
-  }
 
   /** @note Thread-safe: positional I/O only. Bytes past the end of the file read as zeros. */
   void readv(std::uint64_t lba, std::uint32_t n,
