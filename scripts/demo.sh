@@ -24,4 +24,6 @@ if ! { cmake -S "$root" -B "$out" "${args[@]}" && cmake --build "$out" --target 
   echo "demo.sh: the build failed; the whole log is $out/build.log" >&2
   exit 1
 fi
-exec "$out/apps/bam-demo/bam-demo" --out "$out/out" "$@"
+# The PNGs are drawn by the python3 that setup.sh checked for matplotlib (Debian's, where
+# python3-matplotlib installs), ahead of any virtual environment's.
+PATH="$(dirname "$(bam_python)"):$PATH" exec "$out/apps/bam-demo/bam-demo" --out "$out/out" "$@"
