@@ -21,7 +21,7 @@ cmake --build "$out/cpu" -j "$jobs"
 
 step "ThreadSanitizer: concurrency tests"
 cmake -S "$root" -B "$out/tsan" "${cmake_args[@]}" -DBAM_ENABLE_CUDA=OFF -DBAM_SANITIZE=thread \
-  -DBAM_BUILD_BENCH=OFF -DBAM_BUILD_APPS=OFF
+  -DBAM_BUILD_BENCH=OFF -DBAM_BUILD_APPS=OFF -DBAM_BUILD_EXAMPLES=OFF
 cmake --build "$out/tsan" -j "$jobs"
 (cd "$out/tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
   ctest --output-on-failure -j "$jobs" -L concurrency --timeout 900)
