@@ -51,14 +51,14 @@ int main() try {
   bam::page_cache cache(sys.controllers(), sys.memory(), {.page_bytes = 4096, .cache_bytes = 64 << 20});
   const auto a = cache.map<std::uint64_t>("terabyte", 1, 0, blocks * 512 / sizeof(std::uint64_t));
 
-  // 3. The kernel: 4 blocks of 256 threads per SM, 64 random reads each.
+  // 3. The kernel: 4 blocks of 256 threads per SM, 16 random reads each.
   int sms = 0;
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   unsigned long long* wrong = nullptr;
   BAM_CUDA_TRY(cudaMallocManaged(&wrong, sizeof *wrong));
   const std::unique_ptr<unsigned long long, decltype(&cudaFree)> owner(wrong, &cudaFree);
   *wrong = 0;
-  constexpr std::uint32_t per_thread = 64;
+  constexpr std::uint32_t per_thread = 16;
   read_random<<<4 * sms, 256>>>(a, per_thread, wrong);
   BAM_CUDA_TRY(cudaGetLastError());
   BAM_CUDA_TRY(cudaDeviceSynchronize());

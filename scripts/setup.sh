@@ -137,7 +137,7 @@ bam_setup() {
   required=$(bam_missing "$job" yes)
   optional=$(bam_missing "$job" no)
   local packages
-  packages=$(printf '%s\n%s\n' "$required" "$optional" | cut -f1 | grep -v '^$' | tr '\n' ' ')
+  packages=$(printf '%s\n%s\n' "$required" "$optional" | cut -f1 | { grep -v '^$' || true; } | tr '\n' ' ')
   if [ -n "$packages" ] && [ "${BAM_SETUP_APT:-apt-get}" != none ] && command -v apt-get >/dev/null 2>&1; then
     local cmd="apt-get install -y --no-install-recommends $packages"
     if [ "$(id -u)" -ne 0 ]; then
