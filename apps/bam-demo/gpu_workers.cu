@@ -6,6 +6,8 @@
 namespace bam::demo {
 
 namespace {
+/// One worker per thread. Totals are summed with relaxed device atomics and read by the host only
+/// after the kernel has completed (the blocking cudaMemcpy orders them).
 __global__ void step_kernel(demo_arrays a, step_plan p, step_totals* out) {
   const std::uint64_t w = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
   if (w >= p.workers) return;
