@@ -68,7 +68,9 @@ do_vector() {
   cp "$logs"/vector/*.json "$logs"/vector/*.png "$out"/ 2>/dev/null
 }
 do_demo() {
-  run demo "$build/apps/bam-demo/bam-demo"
+  # Its PNGs come back beside the summary; its JSON files are in logs.tar.gz.
+  run demo "$build/apps/bam-demo/bam-demo" --out "$logs/demo"
+  cp "$logs"/demo/*.png "$out"/ 2>/dev/null
 }
 
 [ $# -eq 0 ] && set -- build test sanitize bench all demo
