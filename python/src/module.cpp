@@ -263,6 +263,7 @@ NB_MODULE(_bam, m) {
             so.workers_per_controller = workers_per_controller;
             so.queue_pairs = queue_pairs;
             so.queue_depth = queue_depth;
+            so.use_gpu = false;  // the operations of this extension run on CPU threads
             so.emulator.timing = timing_options(drive, n_drives);
             page_cache_options co;
             co.page_bytes = page_bytes;
