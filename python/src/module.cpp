@@ -65,7 +65,7 @@ bool same_dtype(const Tensor& t, dtype d) {
 template <class Tensor>
 void require(const Tensor& t, dtype d, const std::vector<std::uint64_t>& shape, const std::string& what) {
   if (t.device_type() != nb::device::cpu::value)
-    throw nb::value_error((what + ": this bam build runs on the CPU and takes host tensors only").c_str());
+    throw nb::value_error((what + ": bam's Python operations run on CPU threads and take host tensors only").c_str());
   if (!same_dtype(t, d)) throw nb::value_error((what + ": dtype must be " + dtype_name(d)).c_str());
   bool shape_ok = t.ndim() == shape.size();
   for (std::size_t i = 0; shape_ok && i < shape.size(); ++i) shape_ok = t.shape(i) == shape[i];
