@@ -38,6 +38,9 @@ bam_setup_needs=(
   "libboost-graph-dev|test,ci|yes|header:boost/graph/adjacency_list.hpp"
   "python3-numpy|test,ci|no|python:numpy"
   "python3-faiss|test,ci|no|python:faiss"
+  "python3-dev|test,ci|no|cmd:python3-config"
+  "python3-pytest|test,ci|no|python:pytest"
+  "python3-pip|test,ci|no|python:pip"
   "libopenblas0-pthread|test,ci|no|dir:/usr/lib/x86_64-linux-gnu/openblas-pthread:/usr/lib/aarch64-linux-gnu/openblas-pthread"
   "dataset-fashion-mnist|test,ci|no|dir:/usr/share/datasets/fashion-mnist:$bam_setup_root/.carry/fashion-mnist"
   "make|ci|yes|cmd:make"
@@ -103,7 +106,22 @@ bam_cmake_args() {
     fi
   fi
   [ -d "$bam_setup_root/.carry/include" ] && BAM_SETUP_CMAKE_ARGS+=(-DCMAKE_INCLUDE_PATH="$bam_setup_root/.carry/include")
+  # The Python package (python/) builds for the interpreter the python3-* packages serve.
+  BAM_SETUP_CMAKE_ARGS+=(-DPython_EXECUTABLE="$(bam_python)")
   return 0
+}
+
+# bam_nanobind: the Python package's binding library, which Debian does not package: installed
+# with pip when root (as the Python tests need it), else named; never required.
+bam_nanobind() {
+  local py
+  py=$(bam_python)
+  "$py" -c "import nanobind" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" -eq 0 ] && "$py" -m pip --version >/dev/null 2>&1 && [ -z "${BAM_SETUP_PRETEND_MISSING:-}" ]; then
+    echo "setup: installing nanobind with pip (for the Python package)" >&2
+    "$py" -m pip install -q --break-system-packages nanobind >&2 && return 0
+  fi
+  echo "setup: optional, not found: nanobind for $py ('$py -m pip install nanobind'); the Python package is skipped" >&2
 }
 
 # bam_check_cuda: the CUDA 13 toolkit's CCCL, which every build needs.
@@ -171,6 +189,7 @@ bam_setup() {
     return 1
   fi
   bam_check_cmake_version || return 1
+  [ "$job" = demo ] || bam_nanobind
   bam_cmake_args
 }
 
