@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The array operations of the Python package on CPU threads: the same portable bam::array code
-// GPU warps run, each thread acting as a group of one (detail::single_lane). Elements move as
+// GPU warps run, each thread acting as a group of one (single_lane). Elements move as
 // raw words of their size, so one instantiation per element size serves every dtype of it.
 #pragma once
 
@@ -32,7 +32,7 @@ void on_host_threads(std::uint64_t n, Fn fn) {
 template <class T>
 void gather_rows(const array<T>& a, const std::int64_t* index, std::uint64_t n_index, std::uint64_t row, T* out) {
   on_host_threads(n_index, [&](std::uint64_t b, std::uint64_t e) {
-    detail::single_lane g;
+    single_lane g;
     for (std::uint64_t k = b; k < e; ++k)
       (void)a.read_range(g, static_cast<std::uint64_t>(index[k]) * row, row, out + k * row);
   });
@@ -43,7 +43,7 @@ template <class T>
 void read_elements(const array<T>& a, std::uint64_t first, std::uint64_t n, T* out) {
   constexpr std::uint64_t chunk = 4096;
   on_host_threads((n + chunk - 1) / chunk, [&](std::uint64_t b, std::uint64_t e) {
-    detail::single_lane g;
+    single_lane g;
     for (std::uint64_t c = b; c < e; ++c) {
       const std::uint64_t lo = c * chunk, hi = std::min(n, lo + chunk);
       (void)a.read_range(g, first + lo, hi - lo, out + lo);
@@ -56,7 +56,7 @@ void read_elements(const array<T>& a, std::uint64_t first, std::uint64_t n, T* o
 template <class T>
 void write_rows(const array<T>& a, const std::int64_t* index, std::uint64_t n_index, std::uint64_t row, const T* values) {
   on_host_threads(n_index, [&](std::uint64_t b, std::uint64_t e) {
-    detail::single_lane g;
+    single_lane g;
     for (std::uint64_t k = b; k < e; ++k)
       for (std::uint64_t j = 0; j < row; ++j)
         (void)a.store(g, static_cast<std::uint64_t>(index[k]) * row + j, values[k * row + j]);
