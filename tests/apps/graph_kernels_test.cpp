@@ -35,6 +35,7 @@ bam::apps::storage_options small_cache(const csr_file& f) {
   bam::apps::storage_options o;
   o.gpu = false;
   const std::uint64_t edge_bytes = f.header().num_edges * (f.header().id_bytes + f.header().weight_bytes);
+  o.page_bytes = 2048;  // small pages: 1/8 of the edges is above apps::min_cache_pages pages
   o.cache_bytes = edge_bytes / 8;
   o.queues = 4;
   o.depth = 64;
