@@ -41,13 +41,12 @@ bool run_bfs_demo(const bfs_demo_options& o) {
   run.where = o.gpu ? gk::engine::gpu : gk::engine::cpu;
 
   // Through the cache: the edges on an emulated NVMe namespace, a cache of 1/8 of them.
-  gk::cached_graph_options co;
-  co.where = run.where;
+  apps::storage_options co;
+  co.gpu = o.gpu;
   co.page_bytes = o.page_bytes;
-  co.cache_bytes = std::max<std::uint64_t>((h.num_edges * 4 / 8 + o.page_bytes - 1) / o.page_bytes, 64) * o.page_bytes;
-  co.workers = o.gpu ? 8 : 1;
+  co.cache_bytes = h.num_edges * 4 / 8;  // rounded up to whole pages, at least apps::min_cache_pages
   gk::cached_graph cached(file, co);
-  graph::app::run_report report("bfs", file, "ram", o.gpu, &cached.cache(), co.cache_bytes, false);
+  graph::app::run_report report("bfs", file, "ram", o.gpu, &cached.cache(), cached.cache_bytes(), false);
   auto trial = report.start_trial(0, 1, true);
   run.on_iteration = [&](const gk::iteration_info& i) { trial.step(i); };
   const gk::bfs_result through_cache = gk::run_bfs(cached.view<std::uint32_t>(), source, run);
@@ -66,7 +65,7 @@ bool run_bfs_demo(const bfs_demo_options& o) {
 
   const auto s = cached.cache().total_stats();
   std::printf("  through a %.1f MiB cache: %8.2f ms, %u levels, hit rate %.1f%%, %.1f MiB read: %s\n",
-              double(co.cache_bytes) / double(1 << 20), through_cache.seconds * 1e3, through_cache.levels,
+              double(cached.cache_bytes()) / double(1 << 20), through_cache.seconds * 1e3, through_cache.levels,
               100 * s.hit_rate(), double(s.counts.bytes_read) / double(1 << 20),
               cache_verdict.empty() ? "depths match the reference" : cache_verdict.c_str());
   std::printf("  from %-6s memory:    %8.2f ms, %u levels: %s\n", gk::to_string(resident.where()),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // bam-knn build: train the coarse quantizer and write an IVF index file.
 #include "apps/bam-knn/common.hpp"
+#include "apps/common/gpu_query.hpp"
 #include "apps/vector/ivf_build.hpp"
 #if BAM_WITH_CUDA_RUNTIME
 #include "apps/vector/gpu_search.hpp"
@@ -21,7 +22,7 @@ int run_build(const build_args& a) {
   o.iterations = a.iterations;
   o.seed = a.seed;
   o.max_cluster_ratio = a.max_ratio;
-  const bool gpu = use_gpu(a.cpu);
+  const bool gpu = apps::use_gpu(a.cpu);
 #if BAM_WITH_CUDA_RUNTIME
   const vec::build_engines engines = gpu ? vec::gpu::engines() : vec::cpu_engines();
 #else

@@ -3,6 +3,8 @@
 // points. Each prints progress on stderr and a JSON summary on stdout (and to --json).
 #pragma once
 
+#include "apps/common/storage_cli.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,10 +35,10 @@ struct search_args {
   base_options base;
   std::uint32_t k = 10;
   std::vector<std::uint32_t> nprobe{1, 2, 4, 8, 16, 32, 64};
-  double cache_fraction = 0.25;
-  std::uint64_t cache_mb = 0, batch = 0;
+  apps::storage_flags storage{.cache_fraction = 0.25};  ///< cache: --cache-fraction of the vectors
+  std::uint64_t batch = 0;
   bool ram = false, exact = false, cpu = false, prefetch_next = false;
-  std::uint32_t workers = 8, queues = 64, page_kib = 4, look_ahead_pages = 0;
+  std::uint32_t look_ahead_pages = 0;
 };
 
 struct groundtruth_args {

@@ -4,10 +4,6 @@
 #include "apps/vector/formats.hpp"
 #include "apps/vector/generator.hpp"
 
-#if BAM_WITH_CUDA_RUNTIME
-#include <bam/host/memory/cuda_memory.hpp>
-#endif
-
 #include <bam/error.hpp>
 
 #include <chrono>
@@ -52,15 +48,6 @@ vec::progress_fn stderr_progress(const std::string& command) {
                  done >= total ? "\n" : "   ");
     std::fflush(stderr);
   };
-}
-
-bool use_gpu(bool force_cpu) {
-#if BAM_WITH_CUDA_RUNTIME
-  return !force_cpu && bam::host::cuda_device_present();
-#else
-  (void)force_cpu;
-  return false;
-#endif
 }
 
 void emit_json(const nlohmann::json& doc, const std::string& path) {

@@ -29,9 +29,6 @@ struct collection {
 /// Prints "phase done/total (pct%)" on stderr, at most every half second and at the end.
 [[nodiscard]] vec::progress_fn stderr_progress(const std::string& command);
 
-/// True when a GPU will run the work (a CUDA build, a device present, and not --cpu).
-[[nodiscard]] bool use_gpu(bool force_cpu);
-
 /// Prints the summary on stdout and writes it to `path` when not empty.
 void emit_json(const nlohmann::json& doc, const std::string& path);
 

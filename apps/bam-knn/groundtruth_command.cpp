@@ -2,6 +2,7 @@
 // bam-knn groundtruth (exact top-k of the queries in the base collection, on the GPU from VRAM
 // or on CPU threads) and bam-knn generate (write a clustered collection and queries to files).
 #include "apps/bam-knn/common.hpp"
+#include "apps/common/gpu_query.hpp"
 #include "apps/vector/cpu_search.hpp"
 #include "apps/vector/formats.hpp"
 #include "apps/vector/rows_view.hpp"
@@ -20,7 +21,7 @@ int run_groundtruth(const groundtruth_args& a) {
   const vec::matrix<float>& b = base.loaded ? *base.loaded : rows;
   const vec::matrix<float> q = open_queries(a.queries, a.generate_queries, a.base);
   const vec::metric m = vec::parse_metric(a.metric);
-  const bool gpu = use_gpu(a.cpu);
+  const bool gpu = apps::use_gpu(a.cpu);
   const auto t0 = std::chrono::steady_clock::now();
   vec::search_results r;
 #if BAM_WITH_CUDA_RUNTIME

@@ -5,6 +5,8 @@
 // neighbours; `generate` writes a clustered collection. Errors exit 1 with one clear line.
 #include "apps/bam-knn/commands.hpp"
 
+#include "apps/common/storage_cli.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -53,17 +55,13 @@ int main(int argc, char** argv) {
   search->add_option("-k", s.k, "neighbours per query")->check(CLI::Range(1, 1 << 20));
   search->add_option("--nprobe", s.nprobe, "lists scanned per query; several give a curve")->delimiter(',');
   search->add_option("--source", s.source, "bam (page cache over the emulated controller), vram, or memory (CPU)");
-  search->add_option("--cache-fraction", s.cache_fraction, "page cache size as a fraction of the vectors");
-  search->add_option("--cache-mb", s.cache_mb, "page cache size in MiB (overrides --cache-fraction)");
   search->add_flag("--ram", s.ram, "serve a RAM copy of the index instead of the file");
   search->add_flag("--prefetch-next", s.prefetch_next,
                    "IVF through bam: a look-ahead warp per block reads ahead of the scan");
   search->add_option("--look-ahead-pages", s.look_ahead_pages,
                      "with --prefetch-next: pages read ahead of the scan (0: an eighth of the cache, and none "
                      "for batches whose lists average fewer than 4 work items of 16 queries)");
-  search->add_option("--workers", s.workers, "emulated controller threads")->check(CLI::Range(1, 256));
-  search->add_option("--queues", s.queues, "NVMe queue pairs")->check(CLI::Range(1, 1024));
-  search->add_option("--page-kib", s.page_kib, "cache page size in KiB (a power of two)")->check(CLI::Range(1, 2048));
+  bam::apps::add_storage_options(*search, s.storage);
   search->add_option("--batch", s.batch, "queries per GPU batch (0: automatic)");
   search->add_flag("--exact", s.exact, "also run exact search over the same vectors and source");
   search->add_option("-o,--out", s.out, "write the ids of the last search (.ivecs or .npy)");

@@ -4,6 +4,7 @@
 // file), from VRAM, or from memory on CPU threads; recall against a ground-truth file, QPS,
 // cache hit rate; JSON summary and an optional recall-vs-QPS plot.
 #include "apps/bam-knn/common.hpp"
+#include "apps/common/gpu_query.hpp"
 #include "apps/vector/bam_store.hpp"
 #include "apps/vector/cpu_search.hpp"
 #include "apps/vector/formats.hpp"
@@ -49,21 +50,18 @@ int run_search(const search_args& a) {
     BAM_EXPECTS(gt->dim >= a.k, a.gt + ": " + std::to_string(gt->dim) + " neighbours per query, fewer than k = " +
                                     std::to_string(a.k));
   }
-  const bool gpu = use_gpu(a.cpu);
+  const bool gpu = apps::use_gpu(a.cpu);
   BAM_EXPECTS(a.source == "bam" || a.source == "vram" || a.source == "memory",
               "--source must be bam, vram or memory, not '" + a.source + "'");
   BAM_EXPECTS(a.source != "vram" || gpu, "--source vram needs a GPU");
   BAM_EXPECTS(a.source != "memory" || !gpu, "--source memory runs on CPU threads: add --cpu");
-  BAM_EXPECTS(a.cache_fraction > 0 && a.cache_fraction <= 1, "--cache-fraction must be in (0, 1]");
-  const std::uint64_t vector_bytes = index.header().vectors.bytes;
-  const std::uint64_t cache_bytes = a.cache_mb ? a.cache_mb << 20 : std::uint64_t(a.cache_fraction * double(vector_bytes));
 
+  const std::uint64_t vector_bytes = index.header().vectors.bytes;
   std::unique_ptr<vec::bam_store> store;
   cached_vectors cached;
   if (a.source == "bam") {
-    store = std::make_unique<vec::bam_store>(
-        index, vec::bam_store_options{.gpu = gpu, .cache_bytes = cache_bytes, .page_bytes = std::size_t{a.page_kib} << 10,
-                                      .ram = a.ram, .queues = a.queues, .workers = a.workers});
+    const auto backend = a.ram ? apps::storage_backend::ram : apps::storage_backend::file;
+    store = std::make_unique<vec::bam_store>(index, a.storage.options(backend, gpu, vector_bytes));
     cached = map_vectors(*store, index.scalar());
   }
 #if BAM_WITH_CUDA_RUNTIME
@@ -132,7 +130,7 @@ int run_search(const search_args& a) {
                               {"source", a.source},
                               {"device", gpu ? "gpu" : "cpu"},
                               {"vector_bytes", vector_bytes},
-                              {"cache_bytes", store ? nlohmann::json(cache_bytes) : nlohmann::json(nullptr)},
+                              {"cache_bytes", store ? nlohmann::json(store->cache_bytes()) : nlohmann::json(nullptr)},
                               {"rows", rows}};
   emit_json(doc, a.json);
   if (!a.plot.empty()) {

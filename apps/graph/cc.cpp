@@ -4,7 +4,7 @@
 #include <atomic>
 #include <numeric>
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 
@@ -17,14 +17,14 @@ std::vector<Id> connected_components(const csr_view<Id>& g, unsigned threads) {
   constexpr std::uint64_t grain = 1u << 12;
   for (bool changed = true; changed;) {
     std::atomic<bool> any{false};
-    parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+    apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       bool local = false;
       for (std::uint64_t u = a; u < z; ++u) {
         for (const Id v : g.neighbors_of(u)) local |= cc_hook(labels, static_cast<Id>(u), v);
       }
       if (local) any.store(true, std::memory_order_relaxed);
     });
-    parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+    apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       for (std::uint64_t x = a; x < z; ++x) cc_shortcut(labels, static_cast<Id>(x));
     });
     changed = any.load();

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 static_assert(sizeof(z_off_t) == 8, "crc32_combine needs 64-bit lengths");
 
@@ -25,7 +25,7 @@ std::uint32_t crc32_extend(std::uint32_t crc, std::span<const std::byte> data, u
   if (data.size() <= piece_bytes) return crc_of(crc, data);
   const std::size_t n_pieces = (data.size() + piece_bytes - 1) / piece_bytes;
   std::vector<std::uint32_t> piece_crc(n_pieces);
-  parallel_for(n_pieces, threads, [&](std::uint64_t i, unsigned) {
+  apps::parallel_for(n_pieces, threads, [&](std::uint64_t i, unsigned) {
     piece_crc[i] = crc_of(
         0,
         data.subspan(i * piece_bytes).first(std::min(piece_bytes, data.size() - i * piece_bytes)));

@@ -12,7 +12,7 @@
 
 #include "apps/graph/crc32.hpp"
 #include "apps/graph/error.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 namespace {
@@ -57,7 +57,7 @@ void check_structure(const csr_view<Id>& g, const std::filesystem::path& path, u
   first_fault fault;
   constexpr std::uint64_t grain = 1u << 14;
   // Offsets first: neighbor lists can only be read once every offset is known to be in range.
-  parallel_for_ranges(n, grain, threads, [&](std::uint64_t begin, std::uint64_t end, unsigned) {
+  apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t begin, std::uint64_t end, unsigned) {
     for (std::uint64_t u = begin; u < end; ++u) {
       if (g.offsets[u] > g.offsets[u + 1]) {
         fault.report(u, fmt::format("offsets decrease at vertex {} ({} then {})", u, g.offsets[u],
@@ -67,7 +67,7 @@ void check_structure(const csr_view<Id>& g, const std::filesystem::path& path, u
     }
   });
   fault.throw_if_any(path);
-  parallel_for_ranges(n, grain, threads, [&](std::uint64_t begin, std::uint64_t end, unsigned) {
+  apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t begin, std::uint64_t end, unsigned) {
     for (std::uint64_t u = begin; u < end; ++u) {
       const auto nbrs = g.neighbors_of(u);
       for (std::size_t i = 0; i < nbrs.size(); ++i) {
@@ -98,7 +98,7 @@ void check_structure(const csr_view<Id>& g, const std::filesystem::path& path, u
 }  // namespace
 
 csr_file csr_file::open(const std::filesystem::path& path, verify_level level, unsigned threads) {
-  mapped_file map(path);
+  apps::mapped_file map = apps::mapped_file::open_read(path);
   const auto bytes = map.bytes();
   if (bytes.size() < csr_page_bytes) {
     if (bytes.size() >= csr_magic.size() &&

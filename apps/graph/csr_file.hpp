@@ -10,7 +10,7 @@
 
 #include "apps/graph/csr_format.hpp"
 #include "apps/graph/csr_view.hpp"
-#include "apps/graph/mapped_file.hpp"
+#include "apps/common/mapped_file.hpp"
 
 namespace bam::graph {
 
@@ -26,7 +26,7 @@ class csr_file {
  public:
   /**
    * @brief Maps and validates `path`.
-   * @param threads 0 means default_thread_count().
+   * @param threads 0 means apps::default_thread_count().
    * @throw format_error "<path>: <fault>" for a truncated, corrupt or foreign file; io_error when
    *        it cannot be read.
    */
@@ -50,9 +50,9 @@ class csr_file {
   void verify_structure(unsigned threads = 0) const;
 
  private:
-  csr_file(mapped_file map, const csr_header& header) : map_(std::move(map)), header_(header) {}
+  csr_file(apps::mapped_file map, const csr_header& header) : map_(std::move(map)), header_(header) {}
 
-  mapped_file map_;
+  apps::mapped_file map_;
   csr_header header_;
 };
 

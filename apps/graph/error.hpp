@@ -2,17 +2,18 @@
 // Exceptions thrown by the graph layer; every message names the file and what is wrong.
 #pragma once
 
+#include <bam/error.hpp>
+
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace bam::graph {
 
-/** @brief Base of every error the graph layer throws. */
-class graph_error : public std::runtime_error {
+/** @brief Base of every error the graph layer throws (a bam::error, so callers catch one family). */
+class graph_error : public bam::error {
  public:
-  using std::runtime_error::runtime_error;
+  using bam::error::error;
 };
 
 /** @brief A CSR file is corrupt, truncated, or not a bam CSR file at all. */

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "apps/graph/error.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 
@@ -29,10 +29,10 @@ inline void check_source(std::string_view algorithm, std::uint64_t source, std::
  */
 template <class Id, class Step>
 std::vector<Id> advance_frontier(const std::vector<Id>& frontier, unsigned threads, Step&& step) {
-  if (threads == 0) threads = default_thread_count();
+  if (threads == 0) threads = apps::default_thread_count();
   std::vector<std::vector<Id>> found(threads);
   constexpr std::uint64_t grain = 256;
-  parallel_for_ranges(frontier.size(), grain, threads,
+  apps::parallel_for_ranges(frontier.size(), grain, threads,
                       [&](std::uint64_t a, std::uint64_t z, unsigned t) {
                         auto push = [&found, t](Id v) { found[t].push_back(v); };
                         for (std::uint64_t i = a; i < z; ++i) step(frontier[i], push);

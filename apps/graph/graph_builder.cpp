@@ -14,7 +14,7 @@
 #include "apps/graph/error.hpp"
 #include "apps/graph/gap_random.hpp"
 #include "apps/graph/huge_array.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 namespace {
@@ -85,7 +85,7 @@ class builder {
       : source_(source),
         out_(out),
         options_(options),
-        threads_(options.threads == 0 ? default_thread_count() : options.threads),
+        threads_(options.threads == 0 ? apps::default_thread_count() : options.threads),
         weighted_(options.weights == weight_policy::gap ||
                   (options.weights == weight_policy::keep && source.has_weights())),
         symmetric_(options.symmetrize || source.implies_reverse()),
@@ -126,7 +126,7 @@ class builder {
     std::vector<std::uint64_t> counts(n_chunks);
     std::vector<std::uint64_t> thread_id_end(threads_, 0);
     progress_.start("read", n_chunks);
-    parallel_for(n_chunks, threads_, [&](std::uint64_t c, unsigned t) {
+    apps::parallel_for(n_chunks, threads_, [&](std::uint64_t c, unsigned t) {
       std::vector<raw_edge>& edges = buffers_[t];
       source_.read_chunk(c, edges);
       counts[c] = edges.size();
@@ -162,7 +162,7 @@ class builder {
   /// Pass 2 (sources without an id bound): degrees once the vertex count is known.
   void count_degrees() {
     progress_.start("count", source_.num_chunks());
-    parallel_for(source_.num_chunks(), threads_, [&](std::uint64_t c, unsigned t) {
+    apps::parallel_for(source_.num_chunks(), threads_, [&](std::uint64_t c, unsigned t) {
       source_.read_chunk(c, buffers_[t]);
       for (const raw_edge& e : buffers_[t]) count_edge(e);
       progress_.advance();
@@ -217,7 +217,7 @@ class builder {
     huge_array<Entry> entries(start[n_local]);
 
     progress_.start("fill" + tag, source_.num_chunks());
-    parallel_for(source_.num_chunks(), threads_, [&](std::uint64_t c, unsigned t) {
+    apps::parallel_for(source_.num_chunks(), threads_, [&](std::uint64_t c, unsigned t) {
       std::vector<raw_edge>& edges = buffers_[t];
       source_.read_chunk(c, edges);
       gap::weight_sequence gap_weights(chunk_first_edge_[c]);
@@ -248,7 +248,7 @@ class builder {
     std::vector<std::uint64_t> kept(n_local);
     progress_.start("sort" + tag, n_local);
     constexpr std::uint64_t grain = 1u << 12;
-    parallel_for_ranges(n_local, grain, threads_, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+    apps::parallel_for_ranges(n_local, grain, threads_, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       for (std::uint64_t i = a; i < z; ++i) {
         Entry* first = entries.data() + start[i];
         Entry* last = entries.data() + start[i + 1];
@@ -310,7 +310,7 @@ class builder {
       }
       ids.resize(total);
       if (weighted_) weights.resize(total);
-      parallel_for_ranges(z - a, grain, threads_, [&](std::uint64_t p, std::uint64_t q, unsigned) {
+      apps::parallel_for_ranges(z - a, grain, threads_, [&](std::uint64_t p, std::uint64_t q, unsigned) {
         for (std::uint64_t i = p; i < q; ++i) {
           const Entry* src = entries + start[a + i];
           for (std::uint64_t j = 0; j < kept[a + i]; ++j) {

@@ -32,7 +32,7 @@ struct build_options {
   bool symmetrize = false;  ///< also add (v, u) for every (u, v): an undirected graph
   weight_policy weights = weight_policy::keep;
   std::uint64_t memory_budget_bytes = 0;  ///< for one bucket's edges; 0 = half of physical RAM
-  unsigned threads = 0;                   ///< 0 = default_thread_count()
+  unsigned threads = 0;                   ///< 0 = apps::default_thread_count()
   std::uint32_t id_bytes = 0;             ///< 0 = narrowest that fits; 8 may be forced
   /// Called from worker threads, one call at a time; may be empty.
   std::function<void(const build_progress&)> progress;

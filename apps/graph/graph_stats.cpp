@@ -8,7 +8,7 @@
 #include <limits>
 #include <mutex>
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 namespace {
@@ -28,7 +28,7 @@ void scan(const csr_view<Id>& g, graph_stats& s, unsigned threads) {
   s.degree_histogram.assign(65, 0);
   s.min_weight = std::numeric_limits<std::uint64_t>::max();
   double weight_sum = 0;
-  parallel_for_ranges(
+  apps::parallel_for_ranges(
       g.num_vertices(), grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
         std::vector<std::uint64_t> histogram(65, 0);
         std::uint64_t max_degree = 0;

@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "apps/graph/error.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 namespace {
@@ -90,7 +90,7 @@ matrix_market_source::matrix_market_source(std::filesystem::path path, std::uint
   text_.set_body_offset(std::min(pos + size_line.size() + 1, all.size()));
 
   std::atomic<std::uint64_t> entries{0};
-  parallel_for(text_.num_chunks(), 0, [&](std::uint64_t c, unsigned) {
+  apps::parallel_for(text_.num_chunks(), 0, [&](std::uint64_t c, unsigned) {
     std::uint64_t count = 0;
     for_each_line(text_.chunk(c), text_.chunk_begin(c), [&](std::string_view line, std::uint64_t) {
       if (!is_blank_or_comment(line, "%")) ++count;

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <optional>
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph {
 namespace {
@@ -46,13 +46,13 @@ pagerank_result pagerank(const csr_view<Id>& g, const pagerank_options& options,
   constexpr std::uint64_t grain = 1u << 14;
   std::vector<double> range_change((n + grain - 1) / grain);
   while (result.iterations < options.max_iterations) {
-    parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+    apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       for (std::uint64_t v = a; v < z; ++v) {
         const std::uint64_t d = g.degree(v);
         contrib[v] = d == 0 ? 0.0 : scores[v] / static_cast<double>(d);
       }
     });
-    parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+    apps::parallel_for_ranges(n, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
       double change = 0;
       for (std::uint64_t u = a; u < z; ++u) {
         next[u] = pagerank_pull(in, static_cast<Id>(u), std::span<const double>(contrib), base,

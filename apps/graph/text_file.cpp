@@ -14,7 +14,7 @@ bool is_separator(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 }  // namespace
 
 text_chunks::text_chunks(std::filesystem::path path, std::uint64_t chunk_bytes)
-    : map_(std::move(path)), chunk_bytes_(std::max<std::uint64_t>(chunk_bytes, 1)) {
+    : map_(apps::mapped_file::open_read(path)), chunk_bytes_(std::max<std::uint64_t>(chunk_bytes, 1)) {
   set_body_offset(0);
 }
 

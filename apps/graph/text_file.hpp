@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apps/graph/mapped_file.hpp"
+#include "apps/common/mapped_file.hpp"
 
 namespace bam::graph {
 
@@ -38,7 +38,7 @@ class text_chunks {
   [[noreturn]] void fail(std::uint64_t byte_offset, const std::string& what) const;
 
  private:
-  mapped_file map_;
+  apps::mapped_file map_;
   std::uint64_t chunk_bytes_;
   std::vector<std::uint64_t> bounds_;
 };

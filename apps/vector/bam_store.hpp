@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// bam::vec::bam_store: an index's vectors behind bam. An emulated NVMe controller serves a
-// namespace holding the index file (the file itself, or a copy in RAM); a bam::page_cache of a
-// chosen size sits over it; vectors<T>() maps the vector section as a bam::array<T>.
+// bam::vec::bam_store: an index's vectors behind bam. The index file's vector section is served
+// by apps::cached_file (a RAM copy or the file itself, behind an emulated NVMe controller and a
+// bam::page_cache); vectors<T>() maps it as a bam::array<T>.
 #pragma once
 
 #include "apps/vector/ivf_index.hpp"
 
-#include <bam/host/emulator/emulated_system.hpp>
+#include "apps/common/storage.hpp"
+
+#include <bam/error.hpp>
 #include <bam/page_cache.hpp>
 
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-
 namespace bam::vec {
-
-struct bam_store_options {
-  bool gpu = false;  ///< GPU kernels drive the queues (needs a GPU; else CPU threads)
-  std::size_t cache_bytes = 64 << 20;  ///< page cache slot memory (VRAM on the GPU)
-  std::size_t page_bytes = 4096;
-  bool ram = false;                  ///< serve a RAM copy of the file instead of the file
-  std::uint32_t queues = 16;         ///< I/O queue pairs
-  std::uint32_t depth = 256;         ///< entries per queue
-  std::uint32_t workers = 2;         ///< emulated controller threads
-  std::uint32_t idle_spin_ns = 20'000;  ///< how long an idle controller thread spins before napping
-};
 
 class bam_store {
  public:
@@ -33,29 +20,26 @@ class bam_store {
    * @throw bam::invalid_argument for bad options or `gpu` without a GPU; bam::error from the
    * controller bring-up
    */
-  bam_store(const ivf_index& index, const bam_store_options& o);
-  ~bam_store();
-  bam_store(const bam_store&) = delete;
-  bam_store& operator=(const bam_store&) = delete;
+  bam_store(const ivf_index& index, const apps::storage_options& o)
+      : index_(index),
+        file_(index.path(), {{"vectors", index.header().vectors.offset, index.vectors()}}, o) {}
 
-  [[nodiscard]] page_cache& cache() { return *cache_; }
+  [[nodiscard]] page_cache& cache() { return file_.cache(); }
+  /// Slot memory of the cache (whole pages, at least apps::min_cache_pages).
+  [[nodiscard]] std::uint64_t cache_bytes() const { return file_.cache_bytes(); }
 
-  /// The vector section as an array of index.size() * index.dim() elements (T must match
-  /// index.scalar()).
+  /// The vector section as an array of index.size() * index.dim() elements.
+  /// @throw bam::invalid_argument when T is not the index's scalar type
   template <class T>
   [[nodiscard]] array<T> vectors() {
-    return cache_->map<T>(
-        {.name = "vectors", .nsid = 1,
-         .start_lba = index_.header().vectors.offset / block_bytes, .count = index_.size() * index_.dim()});
+    BAM_EXPECTS(scalar_of<T> == index_.scalar(),
+                index_.path() + ": the vectors are " + to_string(index_.scalar()) + ", not " + to_string(scalar_of<T>));
+    return file_.map<T>(0);
   }
-
-  /// Block size of the namespace.
-  static constexpr std::uint32_t block_bytes = 512;
 
  private:
   const ivf_index& index_;
-  std::unique_ptr<host::emulated_system> system_;
-  std::unique_ptr<page_cache> cache_;
+  apps::cached_file file_;
 };
 
 }  // namespace bam::vec

@@ -9,7 +9,7 @@
 #include "apps/vector/search.hpp"
 #include "apps/vector/topk.hpp"
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 #include <bam/lane_group.hpp>
 #include <bam/error.hpp>
@@ -67,7 +67,7 @@ search_results cpu_ivf_search(const ivf_index& index, const Store& store, const 
   search_results out(queries.rows, o.k);
   with_capacity(o.k, [&](auto cap) {
     constexpr unsigned C = decltype(cap)::value;
-    graph::parallel_for(queries.rows, 0, [&](std::uint64_t q, unsigned) {
+    apps::parallel_for(queries.rows, 0, [&](std::uint64_t q, unsigned) {
       const float* qv = queries.row(q).data();
       std::vector<float> coarse(nl);
       for (std::uint32_t l = 0; l < nl; ++l) {
@@ -110,7 +110,7 @@ search_results cpu_exact_search(const Store& store, std::uint64_t rows, std::uin
   search_results out(queries.rows, k);
   with_capacity(k, [&](auto cap) {
     constexpr unsigned C = decltype(cap)::value;
-    graph::parallel_for((queries.rows + block - 1) / block, 0, [&](std::uint64_t b, unsigned) {
+    apps::parallel_for((queries.rows + block - 1) / block, 0, [&](std::uint64_t b, unsigned) {
       const std::uint64_t q0 = b * block, nq = std::min(block, queries.rows - q0);
       std::vector<topk_storage<C>> storage(nq);
       std::vector<bam::single_lane> lanes(nq);

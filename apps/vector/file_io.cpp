@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "apps/vector/file_io.hpp"
 
+#include "apps/common/errno_error.hpp"
+
 #include <bam/error.hpp>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 
 namespace bam::vec {
 
 namespace {
 [[noreturn]] void fail(const std::string& path, const char* what) {
-  throw bam::system_error(path + ": " + what + ": " + std::strerror(errno));
+  apps::throw_errno(path + ": " + what, errno);
 }
 }  // namespace
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// bam::vec::gpu: VRAM buffers, the cuBLAS handle and the one GEMM every search uses
+// bam::vec::gpu: the cuBLAS handle and the one GEMM every search uses
 // (row-major scores = A . B^T), for the vector-search kernels. nvcc only.
 #pragma once
+
+#include "apps/common/device_buffer.cuh"
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
@@ -11,9 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
-#include <utility>
 
 namespace bam::vec::gpu {
 
@@ -31,44 +31,6 @@ void throw_cublas(cublasStatus_t s, const char* call, const char* file, int line
 void check_launch(const char* what, bool sync = false);
 
 [[nodiscard]] constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-
-/// A typed VRAM allocation (move-only; contents uninitialised).
-template <class T>
-class device_buffer {
- public:
-  device_buffer() = default;
-  explicit device_buffer(std::size_t n) : n_(n) {
-    if (n) BAM_CUDA_TRY(cudaMalloc(&p_, n * sizeof(T)));
-  }
-  device_buffer(device_buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  device_buffer& operator=(device_buffer&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(n_, o.n_);
-    return *this;
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() {
-    if (p_) cudaFree(p_);
-  }
-
-  [[nodiscard]] T* data() const { return p_; }
-  [[nodiscard]] std::size_t size() const { return n_; }
-  /// Grows (discarding the contents) to hold at least `n` elements.
-  void reserve(std::size_t n) {
-    if (n > n_) *this = device_buffer(n);
-  }
-  void upload(std::span<const T> src, std::size_t at = 0) {
-    BAM_CUDA_TRY(cudaMemcpy(p_ + at, src.data(), src.size_bytes(), cudaMemcpyHostToDevice));
-  }
-  void download(std::span<T> dst, std::size_t at = 0) const {
-    BAM_CUDA_TRY(cudaMemcpy(dst.data(), p_ + at, dst.size_bytes(), cudaMemcpyDeviceToHost));
-  }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
 
 /// A cuBLAS handle (move-only).
 class blas {

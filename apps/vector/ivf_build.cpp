@@ -2,9 +2,10 @@
 #include "apps/vector/ivf_build.hpp"
 
 #include "apps/vector/ivf_format.hpp"
-#include "apps/vector/mapping.hpp"
+#include "apps/common/mapped_file.hpp"
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/errno_error.hpp"
+#include "apps/common/parallel.hpp"
 
 #include <bam/error.hpp>
 
@@ -59,7 +60,7 @@ void write_index(const vector_source& base, const std::string& tmp, const ivf_he
                  const build_options& o, const progress_fn& progress) {
   const std::uint64_t n = base.rows();
   const std::uint32_t dim = base.dim();
-  const mapping out = mapping::create(tmp, h.file_bytes);
+  const apps::mapped_file out = apps::mapped_file::create(tmp, h.file_bytes);
   std::byte* file = out.bytes().data();
   std::memcpy(file, &h, sizeof h);
   std::memcpy(file + h.centroids.offset, centroids.data.data(), h.centroids.bytes);
@@ -77,7 +78,7 @@ void write_index(const vector_source& base, const std::string& tmp, const ivf_he
     }
     visit_scalar(o.storage, [&](auto tag) {
       using T = decltype(tag);
-      graph::parallel_for_ranges(count, 1024, 0, [&](std::uint64_t b, std::uint64_t e, unsigned) {
+      apps::parallel_for_ranges(count, 1024, 0, [&](std::uint64_t b, std::uint64_t e, unsigned) {
         for (std::uint64_t i = b; i < e; ++i)
           store_row<T>(rows + i * dim, dim, vectors + where[i] * row_bytes, first + i, base);
       });
@@ -157,7 +158,7 @@ build_summary build_ivf(const vector_source& base, const std::string& path, cons
     throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw bam::system_error(path + ": cannot rename " + tmp + " into place: " + std::strerror(errno));
+    apps::throw_errno(path + ": cannot rename " + tmp + " into place", errno);
   s.seconds_write = since(t);
   return s;
 }

@@ -7,7 +7,7 @@
 
 namespace bam::vec {
 
-ivf_index::ivf_index(const std::string& path) : map_(mapping::open_read(path)) {
+ivf_index::ivf_index(const std::string& path) : map_(apps::mapped_file::open_read(path)) {
   const auto bytes = map_.bytes();
   if (bytes.size() >= sizeof h_) std::memcpy(&h_, bytes.data(), sizeof h_);
   validate_ivf_header(path, h_, bytes.size());

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "apps/vector/ivf_format.hpp"
-#include "apps/vector/mapping.hpp"
+#include "apps/common/mapped_file.hpp"
 
 #include <cstdint>
 #include <span>
@@ -20,7 +20,7 @@ class ivf_index {
   explicit ivf_index(const std::string& path);
 
   [[nodiscard]] const ivf_header& header() const { return h_; }
-  [[nodiscard]] const std::string& path() const { return map_.path(); }
+  [[nodiscard]] std::string path() const { return map_.path().string(); }
   [[nodiscard]] vec::metric metric() const { return vec::metric(h_.metric); }
   [[nodiscard]] scalar_type scalar() const { return scalar_type(h_.scalar); }
   [[nodiscard]] std::uint32_t dim() const { return h_.dim; }
@@ -39,7 +39,7 @@ class ivf_index {
     return {reinterpret_cast<const T*>(map_.bytes().data() + s.offset), s.bytes / sizeof(T)};
   }
 
-  mapping map_;
+  apps::mapped_file map_;
   ivf_header h_{};
 };
 

@@ -3,7 +3,7 @@
 #include "apps/vector/cpu_distance.hpp"
 #include "apps/vector/kmeans.hpp"
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 #include <limits>
 
@@ -44,12 +44,12 @@ class cpu_kmeans final : public kmeans_engine {
 
   double step(const matrix<float>& centroids, matrix<float>& sums, std::vector<std::uint64_t>& counts) override {
     const centroid_table table(centroids, metric::l2);
-    const unsigned threads = graph::default_thread_count();
+    const unsigned threads = apps::default_thread_count();
     const std::uint64_t k = centroids.rows, d = centroids.dim;
     std::vector<std::vector<double>> part_sums(threads, std::vector<double>(k * d));
     std::vector<std::vector<std::uint64_t>> part_counts(threads, std::vector<std::uint64_t>(k));
     std::vector<double> part_objective(threads);
-    graph::parallel_for_ranges(sample_.rows, 1024, threads, [&](std::uint64_t b, std::uint64_t e, unsigned t) {
+    apps::parallel_for_ranges(sample_.rows, 1024, threads, [&](std::uint64_t b, std::uint64_t e, unsigned t) {
       for (std::uint64_t i = b; i < e; ++i) {
         const float* x = sample_.row(i).data();
         const auto [label, key] = table.nearest(x);
@@ -66,7 +66,7 @@ class cpu_kmeans final : public kmeans_engine {
       objective += part_objective[t];
       for (std::uint64_t c = 0; c < k; ++c) counts[c] += part_counts[t][c];
     }
-    graph::parallel_for_ranges(k * d, 4096, threads, [&](std::uint64_t b, std::uint64_t e, unsigned) {
+    apps::parallel_for_ranges(k * d, 4096, threads, [&](std::uint64_t b, std::uint64_t e, unsigned) {
       for (std::uint64_t i = b; i < e; ++i) {
         double s = 0;
         for (unsigned t = 0; t < threads; ++t) s += part_sums[t][i];
@@ -84,7 +84,7 @@ class cpu_assigner final : public assigner {
  public:
   cpu_assigner(const matrix<float>& centroids, metric m) : centroids_(centroids), table_(centroids_, m) {}
   void assign(const float* rows, std::uint64_t n, std::uint32_t* labels) override {
-    graph::parallel_for_ranges(n, 256, 0, [&](std::uint64_t b, std::uint64_t e, unsigned) {
+    apps::parallel_for_ranges(n, 256, 0, [&](std::uint64_t b, std::uint64_t e, unsigned) {
       for (std::uint64_t i = b; i < e; ++i) labels[i] = table_.nearest(rows + i * centroids_.dim).first;
     });
   }

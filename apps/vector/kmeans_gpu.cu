@@ -119,9 +119,9 @@ class gpu_kmeans final : public kmeans_engine {
   std::uint64_t n_;
   std::uint32_t d_;
   blas blas_;
-  device_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
-  device_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
-  device_buffer<std::byte> temp_;
+  apps::device_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
+  apps::device_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
+  apps::device_buffer<std::byte> temp_;
 };
 
 class gpu_assigner final : public assigner {
@@ -151,8 +151,8 @@ class gpu_assigner final : public assigner {
   std::uint32_t k_, d_;
   metric m_;
   blas blas_;
-  device_buffer<float> c_, cnorm_, x_, scores_, keys_;
-  device_buffer<std::uint32_t> labels_;
+  apps::device_buffer<float> c_, cnorm_, x_, scores_, keys_;
+  apps::device_buffer<std::uint32_t> labels_;
 };
 
 }  // namespace

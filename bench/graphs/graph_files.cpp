@@ -3,7 +3,8 @@
 
 #include "apps/graph/error.hpp"
 #include "apps/graph/graph_builder.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/errno_error.hpp"
+#include "apps/common/parallel.hpp"
 
 #include <bam/error.hpp>
 
@@ -62,10 +63,10 @@ std::filesystem::path ensure_graph(const std::filesystem::path& work_dir, const 
 
 void evict_from_page_cache(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw system_error("cannot open " + path.string() + ": " + std::strerror(errno));
+  if (fd < 0) apps::throw_errno("cannot open " + path.string(), errno);
   const int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   ::close(fd);
-  if (rc != 0) throw system_error("posix_fadvise(DONTNEED) on " + path.string() + ": " + std::strerror(rc));
+  if (rc != 0) apps::throw_errno("posix_fadvise(DONTNEED) on " + path.string(), rc);
 }
 
 std::uint64_t load_sections(const graph::csr_file& file, bool with_weights, unsigned threads) {
@@ -75,7 +76,7 @@ std::uint64_t load_sections(const graph::csr_file& file, bool with_weights, unsi
     const auto touch = [&](const void* data, std::uint64_t bytes) {
       const auto* p = static_cast<const volatile std::uint8_t*>(data);
       constexpr std::uint64_t page = 4096, grain = std::uint64_t{4} << 20;
-      graph::parallel_for_ranges(bytes, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
+      apps::parallel_for_ranges(bytes, grain, threads, [&](std::uint64_t a, std::uint64_t z, unsigned) {
         std::uint64_t local = 0;
         for (std::uint64_t i = a; i < z; i += page) local += p[i];
         sum.fetch_add(local, std::memory_order_relaxed);

@@ -22,6 +22,8 @@
 #include "apps/graph/gpu/graph_storage.hpp"
 #include "apps/graph/source_picker.hpp"
 
+#include "apps/common/storage_cli.hpp"
+
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
 #include <bam/host/emulator/timing_model.hpp>
@@ -59,8 +61,7 @@ struct flags {
   std::vector<std::string> e2e_algorithms{"bfs", "cc"};
   unsigned sources = 4;
   unsigned threads = 0;
-  std::uint32_t workers = 14, queues = 128, depth = 1024;
-  std::size_t page_bytes = 4096;
+  apps::storage_flags storage{.queues = 128, .workers = 14};  ///< cache: --cache-fraction of what a run reads
   bool check_reference = false;
   bool generate_only = false;
   bool smoke = false;
@@ -74,21 +75,12 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// Cache for `a`: 1/8 of the bytes it reads (neighbors; and weights for SSSP), whole pages.
-std::size_t eighth_cache(const graph::csr_header& h, algorithm a, std::size_t page_bytes) {
+/// The storage of a bam run of `a` on the GPU: the cache a --cache-fraction (1/8 by default) of
+/// the bytes `a` reads (neighbors; and weights for SSSP).
+apps::storage_options bam_options(const flags& f, const graph::csr_header& h, algorithm a,
+                                  apps::storage_backend backend = apps::storage_backend::ram) {
   const std::uint64_t bytes = h.num_edges * (h.id_bytes + (a == algorithm::sssp ? h.weight_bytes : 0));
-  return std::max<std::uint64_t>(bytes / 8 / page_bytes, 64) * page_bytes;
-}
-
-gk::cached_graph_options bam_options(const flags& f, std::size_t cache_bytes) {
-  gk::cached_graph_options o;
-  o.where = gk::engine::gpu;
-  o.cache_bytes = cache_bytes;
-  o.page_bytes = f.page_bytes;
-  o.queues = f.queues;
-  o.depth = f.depth;
-  o.workers = f.workers;
-  return o;
+  return f.storage.options(backend, true, bytes);
 }
 
 /// Bytes resident_graph copies for a placement (offsets to VRAM, neighbors and weights).
@@ -165,7 +157,7 @@ class bench_run {
 
   /// bam over a fresh cache (cold) for one algorithm: runs it, adds the row with cache figures.
   void bam_run(const graph::csr_file& file, algorithm a, const std::string& table, const std::string& system,
-               gk::cached_graph_options o) {
+               const apps::storage_options& o) {
     const auto setup = clock_type::now();
     gk::cached_graph cg(file, o);
     const double setup_s = seconds_since(setup);
@@ -179,7 +171,7 @@ class bench_run {
     const double needed = double(m.edges) * (h.id_bytes + (a == algorithm::sssp ? h.weight_bytes : 0));
     add(table, a, system, m,
         {{"setup_s", setup_s},
-         {"cache_mib", double(o.cache_bytes) / (1 << 20)},
+         {"cache_mib", double(cg.cache_bytes()) / (1 << 20)},
          {"hit_rate", s.hit_rate()},
          {"gib_read", double(s.counts.bytes_read) / runs / double(1ull << 30)},
          {"io_amplification", needed > 0 ? double(s.counts.bytes_read) / runs / needed : 0.0}});
@@ -190,7 +182,7 @@ class bench_run {
     for (const auto& name : f_.algorithms) {
       if (has(f_.systems, "bam")) {
         const algorithm a = parse_algorithm(name);
-        bam_run(file, a, "in-memory", "bam", bam_options(f_, eighth_cache(h, a, f_.page_bytes)));
+        bam_run(file, a, "in-memory", "bam", bam_options(f_, h, a));
       }
     }
     for (const auto& [system, where] : {std::pair{"vram", gk::placement::vram}, std::pair{"zero-copy", gk::placement::pinned},
@@ -216,7 +208,7 @@ class bench_run {
     for (const auto& spec : f_.drives) {
       for (const auto& name : f_.drive_algorithms) {
         const algorithm a = parse_algorithm(name);
-        auto o = bam_options(f_, eighth_cache(file.header(), a, f_.page_bytes));
+        auto o = bam_options(f_, file.header(), a);
         o.emulator.timing = host::drive_array(spec);
         bam_run(file, a, "drives", spec, o);
       }
@@ -233,9 +225,7 @@ class bench_run {
         measurement m;
         double load_s = 0;
         if (system == "bam") {
-          auto o = bam_options(f_, eighth_cache(file.header(), a, f_.page_bytes));
-          o.file_backed = true;
-          gk::cached_graph cg(file, o);
+          gk::cached_graph cg(file, bam_options(f_, file.header(), a, apps::storage_backend::file));
           load_s = seconds_since(start);
           m = run_gpu(cg.view<std::uint32_t>(), a, truth_, gk::run_options{});
           cg.cache().check();
@@ -293,10 +283,7 @@ int main(int argc, char** argv) {
   app.add_option("--e2e-algorithms", f.e2e_algorithms, "algorithms of the end-to-end phase")->delimiter(',');
   app.add_option("--sources", f.sources, "BFS sources (GAP's picks); SSSP uses the first")->check(CLI::Range(1, 64));
   app.add_option("--threads", f.threads, "CPU peer threads (0: all cores)");
-  app.add_option("--workers", f.workers, "emulated controller threads");
-  app.add_option("--queues", f.queues, "I/O queue pairs");
-  app.add_option("--depth", f.depth, "entries per queue");
-  app.add_option("--page-bytes", f.page_bytes, "cache page size");
+  apps::add_storage_options(app, f.storage);
   app.add_flag("--check-reference", f.check_reference, "also check the CPU peer against the reference algorithms");
   app.add_flag("--generate-only", f.generate_only, "only generate the graph files");
   app.add_flag("--smoke", f.smoke, "scale 16, every phase, CPU peer checked against the reference");
@@ -329,7 +316,7 @@ int main(int argc, char** argv) {
     BAM_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
     report rep("graphs", argc, argv);
     rep.set_device(prop.name, {{"sms", prop.multiProcessorCount}, {"vram_gib", prop.totalGlobalMem >> 30},
-                               {"cpu_threads", graph::default_thread_count()}});
+                               {"cpu_threads", apps::default_thread_count()}});
     store.fill(rep);
     rep.notes()["anchors"] =
         "issue 4, GAP-kron scale 25 on the same H200 box: EMOGI VRAM BFS 62 ms, CC 70 ms; EMOGI zero-copy BFS "

@@ -16,6 +16,8 @@
 #include "apps/vector/ivf_build.hpp"
 #include "apps/vector/recall.hpp"
 
+#include "apps/common/storage_cli.hpp"
+
 #include <bam/detail/cuda_try.hpp>
 #include <bam/host/memory/gpu_mapping.hpp>
 
@@ -35,7 +37,8 @@ namespace gpu = bam::vec::gpu;
 
 struct config {
   std::string base, queries, work = "/tmp/bam-vector-search", results = "bench/results", storage = "f32";
-  std::uint32_t lists = 1024, k = 10, gt_k = 100, workers = 14, queues = 132, depth = 256, threads = 16, page_kib = 4;
+  std::uint32_t lists = 1024, k = 10, gt_k = 100, threads = 16;
+  apps::storage_flags bam{.queues = 132, .depth = 256, .workers = 14};  ///< bam's storage; cache sizes: `fractions`
   std::vector<std::uint32_t> nprobe{1, 2, 4, 8, 16, 32, 64, 128};
   std::vector<double> fractions{0.10, 0.25};
   std::uint64_t batch = 10000, large_rows = 0;
@@ -43,11 +46,11 @@ struct config {
   std::uint32_t large_dim = 128, large_lists = 4096, look_ahead_pages = 0;
   unsigned reps = 3;
   bool peers = true;
-  [[nodiscard]] std::size_t page_bytes() const { return std::size_t{page_kib} << 10; }
   /// bam over a RAM copy of `index`, the cache holding `fraction` of its vectors.
-  [[nodiscard]] vec::bam_store_options store_options(const vec::ivf_index& index, double fraction) const {
-    return {.gpu = true, .cache_bytes = std::size_t(fraction * double(index.header().vectors.bytes)),
-            .page_bytes = page_bytes(), .ram = true, .queues = queues, .depth = depth, .workers = workers};
+  [[nodiscard]] apps::storage_options store_options(const vec::ivf_index& index, double fraction) const {
+    apps::storage_flags s = bam;
+    s.cache_fraction = fraction;
+    return s.options(apps::storage_backend::ram, true, index.header().vectors.bytes);
   }
 };
 
@@ -175,11 +178,8 @@ int main(int argc, char** argv) {
   app.add_option("--sweep-batches", c.sweep_batches, "smaller batches to run at the headline nprobe (VRAM and bam)")
       ->delimiter(',');
   app.add_option("--reps", c.reps, "timed repetitions (after one warm-up); the median counts");
-  app.add_option("--workers", c.workers, "emulated controller threads");
-  app.add_option("--queues", c.queues, "NVMe queue pairs");
-  app.add_option("--depth", c.depth, "queue depth");
+  apps::add_storage_options(app, c.bam, apps::cache_size_flags::without);
   app.add_option("--look-ahead-pages", c.look_ahead_pages, "look-ahead series: pages read ahead of the scan (0: automatic, search_options::prefetch_next)");
-  app.add_option("--page-kib", c.page_kib, "bam cache page size in KiB")->check(CLI::Range(1, 2048));
   app.add_option("--threads", c.threads, "FAISS CPU threads");
   app.add_option("--large-rows", c.large_rows, "also run a clustered collection of this many vectors (0: skip)");
   app.add_option("--large-dim", c.large_dim, "its dimension");
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
         }
       }
       rep.add_row("cache", {{"cache", percent(f)}, {"slots", store.cache().n_slots()},
-                            {"mib", double(store.cache().n_slots()) * double(c.page_bytes()) / (1 << 20)}});
+                            {"mib", double(store.cache().n_slots()) * double(c.bam.page_bytes) / (1 << 20)}});
     }
 
     // Brute force in VRAM (bam's exact path: tiled GEMM), and exact search through bam.
@@ -303,10 +303,10 @@ int main(int argc, char** argv) {
       if (!peers.value("errors", nlohmann::json::array()).empty()) rep.notes()["peer_errors"] = peers["errors"];
     }
     rep.headline() = headline(bam_series, vram_pts, peers.value("faiss_ivf", nlohmann::json::array()));
-    rep.notes()["setup"] = "bam: emulated NVMe controller (" + std::to_string(c.workers) + " host threads, " +
-                           std::to_string(c.queues) + " queue pairs x " + std::to_string(c.depth) +
-                           ") serving a RAM namespace holding the index file; " + std::to_string(c.page_kib) +
-                           " KiB pages; every series runs the same "
+    rep.notes()["setup"] = "bam: emulated NVMe controller (" + std::to_string(c.bam.workers) + " host threads, " +
+                           std::to_string(c.bam.queues) + " queue pairs x " + std::to_string(c.bam.depth) +
+                           ") serving a RAM namespace holding the index file; " +
+                           std::to_string(c.bam.page_bytes >> 10) + " KiB pages; every series runs the same "
                            "GPU kernels with " + std::to_string(c.batch) + " queries per batch, median of " +
                            std::to_string(c.reps) + " timed runs after a warm-up; QPS includes query upload (from "
                            "page-locked memory) and result download";

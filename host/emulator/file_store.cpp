@@ -88,7 +88,7 @@ file_store::file_store(const options& opts)
       }
       size = n_blocks_ * block_size_;
     }
-    BAM_EXPECTS(n_blocks_ > 0 && size >= n_blocks_ * block_size_,
+    BAM_EXPECTS(n_blocks_ > 0 && (opts.zero_past_end || size >= n_blocks_ * block_size_),
                 "file_store: " + path_ + " holds " + std::to_string(size) + " bytes, less than " +
                     std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_));
     if (opts.direct) {

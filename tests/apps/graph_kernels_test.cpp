@@ -31,11 +31,12 @@ namespace gk = bam::graph::gpu;
 constexpr double pagerank_relative_tolerance = 1e-9;
 constexpr unsigned threads = 3;
 
-gk::cached_graph_options small_cache(const csr_file& f) {
-  gk::cached_graph_options o;
-  o.where = gk::engine::cpu;
+bam::apps::storage_options small_cache(const csr_file& f) {
+  bam::apps::storage_options o;
+  o.gpu = false;
   const std::uint64_t edge_bytes = f.header().num_edges * (f.header().id_bytes + f.header().weight_bytes);
-  o.cache_bytes = std::max<std::uint64_t>(edge_bytes / 8 / 4096, 32) * 4096;
+  o.page_bytes = 2048;  // small pages: 1/8 of the edges is above apps::min_cache_pages pages
+  o.cache_bytes = edge_bytes / 8;
   o.queues = 4;
   o.depth = 64;
   o.workers = 1;
@@ -183,7 +184,7 @@ TEST(GraphKernels, FileBackedNamespaceGivesTheSameDepths) {
   test::build_gap(gap_kind::kron, 11, 16, dir / "k.bcsr");
   const csr_file f = csr_file::open(dir / "k.bcsr");
   auto o = small_cache(f);
-  o.file_backed = true;
+  o.backend = bam::apps::storage_backend::file;
   gk::cached_graph g(f, o);
   gk::bfs_options bo;
   static_cast<gk::run_options&>(bo) = cpu_run();

@@ -8,6 +8,8 @@
 #include "apps/graph/edge_list.hpp"
 #include "apps/graph/graph_builder.hpp"
 #include "apps/graph/matrix_market.hpp"
+
+#include <bam/error.hpp>
 #include "graph_test_support.hpp"
 
 namespace bam::graph {
@@ -82,7 +84,7 @@ TEST(EdgeList, ErrorsNameFileAndLine) {
   test::write_text(path, "\n\n0 1 2 3\n");
   EXPECT_NE(parse_failure([&] { edge_list_source s(path); }).find(":3: an edge line has 2 fields"),
             std::string::npos);
-  EXPECT_THROW(edge_list_source(dir / "missing.el"), io_error);
+  EXPECT_THROW(edge_list_source(dir / "missing.el"), bam::system_error);  // apps::mapped_file
 }
 
 TEST(MatrixMarket, SymmetricPatternKeepsDeclaredVertices) {

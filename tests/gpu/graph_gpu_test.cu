@@ -131,13 +131,14 @@ reference* GraphGpu::ref_ = nullptr;
 }  // namespace
 
 TEST_F(GraphGpu, ThroughThePageCacheAtAnEighthOfTheEdges) {
-  gk::cached_graph_options o;
+  bam::apps::storage_options o;
+  o.gpu = true;
   const std::uint64_t edge_bytes = ref_->file->header().num_edges * 8;  // ids + weights
   o.cache_bytes = edge_bytes / 8 / 4096 * 4096;
   o.queues = 32;
   o.depth = 256;
   gk::cached_graph g(*ref_->file, o);
-  std::printf("bam (cache %.1f MiB of %.1f MiB edge data):\n", double(o.cache_bytes) / (1 << 20),
+  std::printf("bam (cache %.1f MiB of %.1f MiB edge data):\n", double(g.cache_bytes()) / (1 << 20),
               double(edge_bytes) / (1 << 20));
   expect_all_match(g.view<std::uint32_t>());
   EXPECT_NO_THROW(g.cache().check());

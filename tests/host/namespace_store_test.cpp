@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -217,6 +218,22 @@ TEST(FileStore, MissingOrShortFilesAreErrors) {
   { file_store ns({.path = tmp.path, .block_size = 512, .n_blocks = 2, .create = true}); }
   EXPECT_THROW(file_store({.path = tmp.path, .block_size = 512, .n_blocks = 3}),
                bam::invalid_argument);
+}
+
+TEST(FileStore, ZeroPastEndReadsZerosBeyondTheFileAndLeavesItsSize) {
+  temp_path tmp;
+  std::vector<std::byte> data(512, std::byte{0x5a});
+  {
+    file_store ns({.path = tmp.path, .block_size = 512, .n_blocks = 1, .create = true});
+    ns.write(0, 1, data.data());
+  }
+  file_store ns({.path = tmp.path, .block_size = 512, .n_blocks = 8, .zero_past_end = true});
+  EXPECT_EQ(ns.n_blocks(), 8u);
+  std::vector<std::byte> back(3 * 512, std::byte{0xff});
+  ns.read(0, 3, back.data());
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), back.begin()));
+  EXPECT_TRUE(std::all_of(back.begin() + 512, back.end(), [](std::byte b) { return b == std::byte{0}; }));
+  EXPECT_EQ(std::filesystem::file_size(tmp.path), 512u) << "reading past the end must not grow the file";
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ TEST_F(VectorGpu, IvfFromVramMatchesTheCpuAndBamMatchesVram) {
     const ivf_index index(path_);
     gpu::ivf_searcher searcher(index);
     const gpu::vram_vectors vram(index);
-    bam_store store(index, {.gpu = true, .cache_bytes = index.header().vectors.bytes / 10, .ram = true,
+    bam_store store(index, {.gpu = true, .cache_bytes = index.header().vectors.bytes / 10,
                                   .queues = 32, .depth = 256, .workers = 4});
     for (const std::uint32_t nprobe : {1u, 8u, 32u}) {
       const search_options o{10, nprobe};
@@ -133,7 +133,7 @@ TEST_F(VectorGpu, WideVectorsWithLargeKTakeEightQueriesAnItemAndStillMatch) {
   const ivf_index index(path_);
   gpu::ivf_searcher searcher(index);
   const gpu::vram_vectors vram(index);
-  bam_store store(index, {.gpu = true, .cache_bytes = index.header().vectors.bytes / 4, .ram = true,
+  bam_store store(index, {.gpu = true, .cache_bytes = index.header().vectors.bytes / 4,
                                 .queues = 32, .depth = 256, .workers = 4});
   const rows_view<float> mem(reinterpret_cast<const float*>(index.vectors().data()), index.size() * index.dim());
   for (const std::uint32_t k : {10u, 200u}) {
@@ -158,7 +158,7 @@ TEST_F(VectorGpu, ExactSearchMatchesTheCpuFromVramAndThroughBam) {
   EXPECT_GE(agreement(g, cpu), 0.999);
   for (std::uint64_t i = 0; i < g.distances.size(); i += 97)
     EXPECT_NEAR(g.distances[i], cpu.distances[i], 1e-3f * std::max(1.0f, cpu.distances[i]));
-  bam_store store(index, {.gpu = true, .cache_bytes = 1 << 20, .ram = true, .queues = 16, .workers = 2});
+  bam_store store(index, {.gpu = true, .cache_bytes = 1 << 20, .queues = 16, .workers = 2});
   const auto b = gpu::exact_search(store.vectors<float>(), index.size(), index.dim(), metric::l2, index.ids(), queries_,
                                    10, index.path());
   store.cache().check();

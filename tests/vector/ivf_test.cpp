@@ -102,10 +102,11 @@ TEST(Ivf, SearchThroughBamArrayMatchesMemoryAndReachesRecall) {
   const auto b = build(20000, scalar_type::f32, metric::l2, 64, false);
   const ivf_index index(b->path);
   const auto gt = truth(b->base, b->queries, metric::l2, 10);
-  bam_store_options so;
+  bam::apps::storage_options so;
+  so.backend = bam::apps::storage_backend::file;
   so.cache_bytes = index.header().vectors.bytes / 10;  // 10% of the vectors
   so.workers = 1;
-  so.idle_spin_ns = 5'000;  // two cores: the controller thread must not starve the searchers
+  so.emulator.idle_spin_ns = 5'000;  // two cores: the controller thread must not starve the searchers
   bam_store store(index, so);
   const auto cached = store.vectors<float>();
   matrix<float> few(40, b->queries.dim);  // through bam: 40 queries keep the test short on 2 cores
@@ -129,22 +130,28 @@ TEST(Ivf, SearchThroughBamArrayMatchesMemoryAndReachesRecall) {
   EXPECT_GT(s.counts.evictions, 0u) << "the cache holds 10% of the vectors";
 }
 
-TEST(Ivf, LargePagesServeARamCopyAndAFileRefusesAPagePastItsEnd) {
+TEST(Ivf, EveryPageSizeServesARamCopyAndTheFile) {
   const auto b = build(6000, scalar_type::f32, metric::l2, 16, false);
   const ivf_index index(b->path);
-  const std::size_t page = 64 << 10;
   const auto& sec = index.header().vectors;
-  ASSERT_GT(sec.offset + (sec.bytes + page - 1) / page * page, index.header().file_bytes)
+  ASSERT_GT(sec.offset + sec.bytes + (64u << 10), index.header().file_bytes)
       << "the last 64 KiB page must end past the file for this test";
-  EXPECT_THROW(bam_store(index, {.cache_bytes = 1 << 20, .page_bytes = page, .workers = 1}), bam::invalid_argument);
-  EXPECT_THROW(bam_store(index, {.page_bytes = 1000, .ram = true, .workers = 1}), bam::invalid_argument);
-  bam_store store(index, {.cache_bytes = 1 << 20, .page_bytes = page, .ram = true, .workers = 1, .idle_spin_ns = 5'000});
+  using bam::apps::storage_backend;
+  EXPECT_THROW(bam_store(index, {.page_bytes = 1000, .workers = 1}), bam::invalid_argument);
+  EXPECT_THROW(bam_store(index, {.cache_bytes = 0, .workers = 1}), bam::invalid_argument);
   const search_options o{10, 16};  // every list, so the last page is read
   const auto mem = cpu_ivf_search<float>(index, in_memory<float>(index), b->queries, o);
-  const auto via_bam = cpu_ivf_search<float>(index, store.vectors<float>(), b->queries, o);
-  EXPECT_EQ(via_bam.ids, mem.ids);
-  EXPECT_EQ(via_bam.distances, mem.distances);
-  store.cache().check();
+  for (const std::size_t page : {std::size_t{4} << 10, std::size_t{8} << 10, std::size_t{64} << 10, std::size_t{2} << 20}) {
+    for (const auto backend : {storage_backend::ram, storage_backend::file}) {
+      bam::apps::storage_options so{.backend = backend, .cache_bytes = 1 << 20, .page_bytes = page, .workers = 1};
+      so.emulator.idle_spin_ns = 5'000;
+      bam_store store(index, so);
+      const auto via_bam = cpu_ivf_search<float>(index, store.vectors<float>(), b->queries, o);
+      EXPECT_EQ(via_bam.ids, mem.ids) << to_string(backend) << ", " << page << "-byte pages";
+      EXPECT_EQ(via_bam.distances, mem.distances) << to_string(backend) << ", " << page << "-byte pages";
+      store.cache().check();
+    }
+  }
 }
 
 TEST(Ivf, HalfAndByteStorageSearchAndKeepRecall) {
@@ -153,7 +160,9 @@ TEST(Ivf, HalfAndByteStorageSearchAndKeepRecall) {
     const ivf_index index(b->path);
     EXPECT_EQ(index.scalar(), storage);
     const auto gt = truth(b->base, b->queries, metric::l2, 10);
-    bam_store store(index, {.cache_bytes = 1 << 20, .ram = true, .workers = 1, .idle_spin_ns = 5'000});
+    bam::apps::storage_options so{.cache_bytes = 1 << 20, .workers = 1};
+    so.emulator.idle_spin_ns = 5'000;
+    bam_store store(index, so);
     const search_options o{10, 12};
     const double r = visit_scalar(storage, [&](auto tag) {
       using T = decltype(tag);

@@ -5,9 +5,8 @@
 #include "apps/graph/gpu/graph_storage.hpp"
 #include "apps/graph/source_picker.hpp"
 
-#if BAM_WITH_CUDA_RUNTIME
-#include <bam/host/memory/cuda_memory.hpp>
-#endif
+#include "apps/common/gpu_query.hpp"
+#include "apps/common/storage_cli.hpp"
 
 #include <bam/error.hpp>
 
@@ -24,12 +23,7 @@ namespace {
 struct app_options {
   std::string graph;
   std::string backend = "ram";
-  double cache_fraction = 0.125;
-  std::uint64_t cache_mb = 0;
-  std::size_t page_bytes = 4096;
-  std::uint32_t queues = 64;
-  std::uint32_t depth = 1024;
-  std::uint32_t workers = 0;
+  apps::storage_flags storage;
   std::vector<std::uint64_t> sources;
   unsigned trials = 1;
   std::string output, json, plot;
@@ -45,15 +39,7 @@ void add_options(CLI::App& cli, app_options& a, const algorithm& alg) {
                  "memory (CPU threads, plain memory)")
       ->check(CLI::IsMember({"ram", "file", "vram", "pinned", "managed", "memory"}))
       ->capture_default_str();
-  cli.add_option("--cache-fraction", a.cache_fraction, "page cache size as a fraction of the edge data")
-      ->check(CLI::Range(1e-6, 1.0))
-      ->capture_default_str();
-  cli.add_option("--cache-mb", a.cache_mb, "page cache size in MiB (overrides --cache-fraction)");
-  cli.add_option("--page-bytes", a.page_bytes, "cache page size (a multiple of 4096)")->capture_default_str();
-  cli.add_option("--queues", a.queues, "NVMe I/O queue pairs")->check(CLI::Range(1, 1024))->capture_default_str();
-  cli.add_option("--depth", a.depth, "entries per queue")->check(CLI::Range(2, 65536))->capture_default_str();
-  cli.add_option("--workers", a.workers, "emulated controller threads (default: 8 with a GPU, 1 without)")
-      ->check(CLI::Range(1, 256));
+  apps::add_storage_options(cli, a.storage);
   if (alg.uses_source()) {
     cli.add_option("-s,--source", a.sources, "source vertices (default: picked as GAP does, one per trial)")
         ->delimiter(',');
@@ -71,15 +57,6 @@ void add_options(CLI::App& cli, app_options& a, const algorithm& alg) {
   cli.add_flag("-q,--quiet", a.quiet, "no progress on stderr");
 }
 
-bool gpu_present(bool force_cpu) {
-#if BAM_WITH_CUDA_RUNTIME
-  return !force_cpu && host::cuda_device_present();
-#else
-  (void)force_cpu;
-  return false;
-#endif
-}
-
 /// The graph where the backend reads it, and the views the kernels take.
 struct placed_graph {
   std::unique_ptr<gpu::cached_graph> cached;
@@ -92,19 +69,10 @@ placed_graph place(const csr_file& file, const app_options& a, bool gpu) {
   placed_graph p;
   const bool wide = file.header().id_bytes == 8;
   if (a.backend == "ram" || a.backend == "file") {
-    gpu::cached_graph_options o;
-    o.where = gpu ? gpu::engine::gpu : gpu::engine::cpu;
     const std::uint64_t edge_bytes = file.header().num_edges * (file.header().id_bytes + file.header().weight_bytes);
-    const std::uint64_t wanted = a.cache_mb ? a.cache_mb << 20 : std::uint64_t(a.cache_fraction * double(edge_bytes));
-    // At least 64 pages: every thread of the CPU engine, and every warp's page, needs a slot.
-    o.cache_bytes = std::max<std::uint64_t>((wanted + a.page_bytes - 1) / a.page_bytes, 64) * a.page_bytes;
-    o.page_bytes = a.page_bytes;
-    o.file_backed = a.backend == "file";
-    o.queues = a.queues;
-    o.depth = a.depth;
-    o.workers = a.workers ? a.workers : (gpu ? 8 : 1);
-    p.cache_bytes = o.cache_bytes;
-    p.cached = std::make_unique<gpu::cached_graph>(file, o);
+    const auto backend = a.backend == "file" ? apps::storage_backend::file : apps::storage_backend::ram;
+    p.cached = std::make_unique<gpu::cached_graph>(file, a.storage.options(backend, gpu, edge_bytes));
+    p.cache_bytes = p.cached->cache_bytes();
     if (wide) p.view = p.cached->view<std::uint64_t>();
     else p.view = p.cached->view<std::uint32_t>();
     return p;
@@ -148,7 +116,7 @@ int app_main(algorithm& alg, int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
   try {
     BAM_EXPECTS(a.plot.empty() || !a.json.empty(), "--plot needs --json (the plot is drawn from the JSON summary)");
-    const bool gpu = gpu_present(a.cpu);
+    const bool gpu = apps::use_gpu(a.cpu);
     if (!gpu) {
       std::fprintf(stderr, "%s: no GPU in use%s: CPU threads run the same per-vertex steps the GPU kernels run.\n",
                    command.c_str(), a.cpu ? " (--cpu)" : " (none found, or a CPU-only build)");

@@ -67,7 +67,7 @@ std::pair<std::uint64_t, std::uint64_t> team_member::scan(std::uint64_t local) {
 }
 
 thread_team::thread_team(unsigned n_threads)
-    : size_(n_threads == 0 ? default_thread_count() : n_threads),
+    : size_(n_threads == 0 ? apps::default_thread_count() : n_threads),
       barrier_(static_cast<std::ptrdiff_t>(size_)),
       slots_(std::make_unique<reduction_slot[]>(size_)) {
   workers_.reserve(size_ - 1);

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 namespace bam::graph::cpu_fast {
 
@@ -68,7 +68,7 @@ class team_member {
 /** @brief Owner of the member threads; rank 0 is the thread that calls run(). */
 class thread_team {
  public:
-  /** @param n_threads members including the caller; 0 means default_thread_count(). */
+  /** @param n_threads members including the caller; 0 means apps::default_thread_count(). */
   explicit thread_team(unsigned n_threads = 0);
   ~thread_team();
   thread_team(const thread_team&) = delete;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "apps/graph/gpu/step_support.hpp"
-#include "apps/graph/parallel.hpp"
+#include "apps/common/parallel.hpp"
 
 #include <bam/lane_group.hpp>
 
@@ -16,7 +16,7 @@
 namespace bam::graph::gpu {
 
 /// Step memory on the host, with the interface of the GPU executor's VRAM buffer
-/// (vec::gpu::device_buffer): data(), size(), upload(), download().
+/// (apps::device_buffer): data(), size(), upload(), download().
 template <class T>
 class host_buffer {
  public:
@@ -37,7 +37,7 @@ class cpu_executor {
   template <class T>
   using buffer = host_buffer<T>;
 
-  explicit cpu_executor(unsigned threads) : threads_(threads == 0 ? default_thread_count() : threads) {}
+  explicit cpu_executor(unsigned threads) : threads_(threads == 0 ? apps::default_thread_count() : threads) {}
 
   template <class T>
   [[nodiscard]] buffer<T> make(std::uint64_t n) const {
@@ -73,7 +73,7 @@ class cpu_executor {
   step_totals run(std::uint64_t n, const Fn& fn) const {
     std::vector<step_totals> per_thread(threads_);
     constexpr std::uint64_t grain = 256;
-    parallel_for_ranges(n, grain, threads_, [&](std::uint64_t a, std::uint64_t z, unsigned t) {
+    apps::parallel_for_ranges(n, grain, threads_, [&](std::uint64_t a, std::uint64_t z, unsigned t) {
       step_totals mine;
       for (std::uint64_t i = a; i < z; ++i) mine += fn(i);
       per_thread[t] += mine;

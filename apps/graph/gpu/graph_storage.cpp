@@ -23,41 +23,14 @@ namespace bam::graph::gpu {
 
 namespace {
 
-/// Logical block size of the graph's namespace; sections start on 4096-byte boundaries.
-constexpr std::uint32_t block_bytes = 512;
-
-/// Writes `bytes` at byte `offset` (a multiple of block_bytes) of the store, padding the last
-/// block with zeros.
-void write_section(host::namespace_store& ns, std::uint64_t offset, std::span<const std::byte> bytes) {
-  constexpr std::uint64_t chunk = std::uint64_t{8} << 20;
-  std::vector<std::byte> buf(chunk);
-  for (std::uint64_t done = 0; done < bytes.size(); done += chunk) {
-    const std::uint64_t n = std::min<std::uint64_t>(chunk, bytes.size() - done);
-    std::copy_n(bytes.data() + done, n, buf.data());
-    const std::uint64_t padded = (n + block_bytes - 1) / block_bytes * block_bytes;
-    std::fill(buf.data() + n, buf.data() + padded, std::byte{0});
-    ns.write((offset + done) / block_bytes, std::uint32_t(padded / block_bytes), buf.data());
-  }
-}
-
-/// The namespace holding the file's bytes at LBA = file offset / 512: the file itself, or a RAM
-/// copy of its neighbor and weight sections (the only ones read through the cache).
-std::shared_ptr<host::namespace_store> graph_namespace(const csr_file& file, bool file_backed) {
+/// The sections read through the cache: the neighbors, then the weights of a weighted graph.
+std::vector<apps::file_section> edge_sections(const csr_file& file) {
   const csr_header& h = file.header();
-  const std::uint64_t blocks = h.file_bytes / block_bytes;
-  if (file_backed) {
-    host::file_store::options fo;
-    fo.path = file.path().string();
-    fo.block_size = block_bytes;
-    fo.n_blocks = blocks;
-    return std::make_shared<host::file_store>(fo);
-  }
-  auto ns = std::make_shared<host::ram_store>(block_bytes, blocks);
-  visit_view(file, [&](const auto& g) {
-    write_section(*ns, h.neighbors_offset, std::as_bytes(g.neighbors));
-    if (h.weighted()) write_section(*ns, h.weights_offset, std::as_bytes(g.weights));
+  return visit_view(file, [&](const auto& g) {
+    std::vector<apps::file_section> s{{"neighbors", h.neighbors_offset, std::as_bytes(g.neighbors)}};
+    if (h.weighted()) s.push_back({"weights", h.weights_offset, std::as_bytes(g.weights)});
+    return s;
   });
-  return ns;
 }
 
 template <class Id>
@@ -125,37 +98,18 @@ struct cached_graph::device_offsets {
 #endif
 };
 
-cached_graph::cached_graph(const csr_file& file, const cached_graph_options& o)
-    : file_(file), where_(o.where), offsets_(std::make_unique<device_offsets>()) {
+cached_graph::cached_graph(const csr_file& file, const apps::storage_options& o)
+    : file_(file),
+      storage_(std::make_unique<apps::cached_file>(file.path(), edge_sections(file), o)),
+      offsets_(std::make_unique<device_offsets>()) {
   const csr_header& h = file.header();
-  BAM_EXPECTS(o.page_bytes >= 4096 && o.page_bytes % 4096 == 0,
-              "page size must be a multiple of 4096 (sections are 4096-byte aligned), not " +
-                  std::to_string(o.page_bytes));
-  host::emulated_system_options so;
-  so.controllers = {{graph_namespace(file, o.file_backed)}};
-  so.workers_per_controller = o.workers;
-  so.queue_pairs = o.queues;
-  so.queue_depth = o.depth;
-  so.use_gpu = o.where == engine::gpu;
-  so.emulator = o.emulator;
-  system_ = std::make_unique<host::emulated_system>(so);
-  BAM_EXPECTS(system_->on_gpu() == (o.where == engine::gpu),
-              "cached_graph: the GPU engine was asked for, but no GPU is present");
-  page_cache_options po;
-  po.page_bytes = o.page_bytes;
-  po.cache_bytes = o.cache_bytes;
-  po.timeout = std::chrono::milliseconds(60'000);
-  cache_ = std::make_unique<page_cache>(system_->controllers(), system_->memory(), po);
-  const mapping neighbors{.name = "neighbors", .nsid = 1, .start_lba = h.neighbors_offset / block_bytes,
-                          .count = h.num_edges};
-  if (h.id_bytes == 4) neighbors32_ = cache_->map<std::uint32_t>(neighbors);
-  else neighbors64_ = cache_->map<std::uint64_t>(neighbors);
-  const mapping weights{.name = "weights", .nsid = 1, .start_lba = h.weights_offset / block_bytes, .count = h.num_edges};
-  if (h.weighted()) weights_ = cache_->map<weight_t>(weights);
+  if (h.id_bytes == 4) neighbors32_ = storage_->map<std::uint32_t>(0);
+  else neighbors64_ = storage_->map<std::uint64_t>(0);
+  if (h.weighted()) weights_ = storage_->map<weight_t>(1);
 
   const auto offsets = visit_view(file, [](const auto& g) { return g.offsets; });
 #if BAM_WITH_CUDA_RUNTIME
-  if (o.where == engine::gpu) {
+  if (o.gpu) {
     offsets_->vram = copy_to(std::as_bytes(offsets), placement::vram);
     offsets_->ptr = static_cast<const std::uint64_t*>(offsets_->vram->get());
     return;

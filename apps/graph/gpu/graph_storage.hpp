@@ -9,7 +9,8 @@
 #include "apps/graph/gpu/graph_view.hpp"
 #include "apps/graph/gpu/runners.hpp"
 
-#include <bam/host/emulator/emulated_controller.hpp>
+#include "apps/common/storage.hpp"
+
 #include <bam/page_cache.hpp>
 
 #include <cstddef>
@@ -17,35 +18,21 @@
 #include <memory>
 #include <optional>
 
-namespace bam::host {
-class emulated_system;
-}
-
 namespace bam::graph::gpu {
 
-struct cached_graph_options {
-  engine where = engine::gpu;          ///< who drives the queues and runs the kernels
-  std::size_t cache_bytes = std::size_t{1} << 30;  ///< page cache slots (VRAM on the GPU)
-  std::size_t page_bytes = 4096;
-  bool file_backed = false;            ///< serve the file itself; default: a RAM copy of it
-  std::uint32_t queues = 64;           ///< I/O queue pairs
-  std::uint32_t depth = 1024;          ///< entries per queue
-  std::uint32_t workers = 8;           ///< emulated controller threads
-  host::emulated_controller_options emulator{};  ///< timing model, faults, idle spinning
-};
-
 /**
- * @brief The graph's neighbors (and weights) read through bam: one emulated controller whose
- * namespace 1 holds the file's bytes (LBA = file offset / 512), a page cache over it, and the
- * sections mapped as bam::array. Offsets are copied to VRAM (GPU) or read from the mapping (CPU).
+ * @brief The graph's neighbors (and weights) read through bam: the neighbor and weight sections
+ * behind apps::cached_file (a RAM copy or the file itself, any page size the cache accepts),
+ * mapped as bam::array. Offsets are copied to VRAM (GPU) or read from the mapping (CPU); the
+ * kernels run on the GPU when `o.gpu`, else on CPU threads.
  */
 class cached_graph {
  public:
   /**
    * @param file must outlive this object
-   * @throw bam::invalid_argument for bad options or engine::gpu without a GPU
+   * @throw bam::invalid_argument for bad options or `o.gpu` without a GPU
    */
-  cached_graph(const csr_file& file, const cached_graph_options& o);
+  cached_graph(const csr_file& file, const apps::storage_options& o);
   ~cached_graph();
   cached_graph(const cached_graph&) = delete;
   cached_graph& operator=(const cached_graph&) = delete;
@@ -54,17 +41,17 @@ class cached_graph {
   template <class Id>
   [[nodiscard]] cached_graph_view<Id> view() const;
 
-  [[nodiscard]] page_cache& cache() { return *cache_; }
-  [[nodiscard]] host::emulated_system& system() { return *system_; }
+  [[nodiscard]] page_cache& cache() { return storage_->cache(); }
+  [[nodiscard]] host::emulated_system& system() { return storage_->system(); }
+  /// Slot memory of the cache (whole pages, at least apps::min_cache_pages).
+  [[nodiscard]] std::uint64_t cache_bytes() const { return storage_->cache_bytes(); }
   /// Bytes of the neighbor section plus the weight section (what a full pass reads).
   [[nodiscard]] std::uint64_t edge_bytes() const;
 
  private:
   struct device_offsets;
   const csr_file& file_;
-  engine where_;
-  std::unique_ptr<host::emulated_system> system_;
-  std::unique_ptr<page_cache> cache_;
+  std::unique_ptr<apps::cached_file> storage_;
   std::unique_ptr<device_offsets> offsets_;
   std::optional<array<std::uint32_t>> neighbors32_;  ///< mapped when the file has 4-byte ids
   std::optional<array<std::uint64_t>> neighbors64_;  ///< mapped when the file has 8-byte ids

@@ -27,11 +27,14 @@ class file_store final : public namespace_store {
     std::uint64_t n_blocks = 0;      ///< 0: as many whole blocks as the file holds
     bool create = false;             ///< create the file if missing and size it to n_blocks
     bool direct = true;              ///< try O_DIRECT
+    /// n_blocks may exceed the file: blocks past its end read as zeros (a write there extends it)
+    bool zero_past_end = false;
   };
 
   /**
    * @throw bam::system_error when the file cannot be opened or sized;
-   *        bam::invalid_argument on a bad block size or a file smaller than n_blocks.
+   *        bam::invalid_argument on a bad block size or a file smaller than n_blocks
+   *        (unless zero_past_end).
    */
   explicit file_store(const options& opts);
   ~file_store() override;

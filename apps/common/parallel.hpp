@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace bam::graph {
+namespace bam::apps {
 
 /** @brief Threads to use when the caller does not say: the hardware concurrency, at least 1. */
 inline unsigned default_thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -68,4 +68,4 @@ void parallel_for_ranges(std::uint64_t n, std::uint64_t grain, unsigned n_thread
   });
 }
 
-}  // namespace bam::graph
+}  // namespace bam::apps

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "apps/vector/mapping.hpp"
+#include "apps/common/mapped_file.hpp"
 
-#include <bam/error.hpp>
+#include "apps/common/errno_error.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,18 +9,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <string>
 #include <utility>
 
-namespace bam::vec {
+namespace bam::apps {
 
 namespace {
-[[noreturn]] void fail(const std::string& path, const char* what) {
-  throw bam::system_error(path + ": " + what + ": " + std::strerror(errno));
+[[noreturn]] void fail(const std::filesystem::path& path, const char* what) {
+  throw_errno(path.string() + ": " + what, errno);
 }
 
 /// Maps `fd` (closed before returning) for `size` bytes; an empty file maps to nothing.
-std::byte* map_fd(const std::string& path, int fd, std::size_t size, int prot) {
+std::byte* map_fd(const std::filesystem::path& path, int fd, std::size_t size, int prot) {
   void* p = size ? ::mmap(nullptr, size, prot, MAP_SHARED, fd, 0) : nullptr;
   const int err = errno;
   ::close(fd);
@@ -30,7 +30,7 @@ std::byte* map_fd(const std::string& path, int fd, std::size_t size, int prot) {
 }
 }  // namespace
 
-mapping mapping::open_read(const std::string& path) {
+mapped_file mapped_file::open_read(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, "cannot open");
   struct stat st {};
@@ -39,23 +39,23 @@ mapping mapping::open_read(const std::string& path) {
     fail(path, "cannot stat");
   }
   const auto size = std::size_t(st.st_size);
-  return mapping(path, map_fd(path, fd, size, PROT_READ), size);
+  return mapped_file(path, map_fd(path, fd, size, PROT_READ), size);
 }
 
-mapping mapping::create(const std::string& path, std::uint64_t bytes) {
+mapped_file mapped_file::create(const std::filesystem::path& path, std::uint64_t bytes) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, "cannot create");
   if (::ftruncate(fd, off_t(bytes)) != 0) {
     ::close(fd);
     fail(path, "cannot size");
   }
-  return mapping(path, map_fd(path, fd, bytes, PROT_READ | PROT_WRITE), bytes);
+  return mapped_file(path, map_fd(path, fd, bytes, PROT_READ | PROT_WRITE), bytes);
 }
 
-mapping::mapping(mapping&& o) noexcept
+mapped_file::mapped_file(mapped_file&& o) noexcept
     : path_(std::move(o.path_)), data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
 
-mapping& mapping::operator=(mapping&& o) noexcept {
+mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
     release();
     path_ = std::move(o.path_);
@@ -65,16 +65,16 @@ mapping& mapping::operator=(mapping&& o) noexcept {
   return *this;
 }
 
-mapping::~mapping() { release(); }
+mapped_file::~mapped_file() { release(); }
 
-void mapping::sync() const {
+void mapped_file::sync() const {
   if (data_ && ::msync(data_, size_, MS_SYNC) != 0) fail(path_, "cannot write back");
 }
 
-void mapping::release() noexcept {
+void mapped_file::release() noexcept {
   if (data_) ::munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;
 }
 
-}  // namespace bam::vec
+}  // namespace bam::apps
