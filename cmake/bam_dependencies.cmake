@@ -13,6 +13,7 @@
 #   ZLIB::ZLIB                     apps/graph (gzip-compressed edge lists)        zlib1g-dev
 #   Boost::headers                 tests/apps (the Boost Graph Library reference) libboost-graph-dev
 #   Python3 (interpreter)          tests/qemu, found there only when BAM_QEMU_TESTS is on
+#   Python, nanobind (+ pytest, numpy to test)  python/ (BAM_BUILD_PYTHON): python3-dev; pip install nanobind
 #   GTest::gtest, GTest::gtest_main  tests                                        libgtest-dev
 #
 # Header-only libraries fall back to a bare include directory (machines without a package
@@ -84,4 +85,42 @@ if(BAM_BUILD_TESTS)
     add_library(GTest::gtest_main ALIAS gtest_main)
   endif()
   include(GoogleTest)
+endif()
+
+# ---- the Python package (python/) -------------------------------------------------------------
+# BAM_BUILD_PYTHON: AUTO builds it when Python and nanobind are found, ON requires them, OFF skips.
+# Sets BAM_PYTHON (the package is built) and BAM_PYTHON_TESTS (pytest and numpy importable).
+set(BAM_PYTHON OFF)
+set(BAM_PYTHON_TESTS OFF)
+if(NOT BAM_BUILD_PYTHON STREQUAL "OFF")
+  set(_bam_python_required "")
+  if(BAM_BUILD_PYTHON STREQUAL "ON")
+    set(_bam_python_required REQUIRED)
+  endif()
+  find_package(Python 3.9 COMPONENTS Interpreter Development.Module ${_bam_python_required})
+  if(Python_FOUND)
+    execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir
+                    OUTPUT_VARIABLE _bam_nanobind_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(_bam_nanobind_dir)
+      list(APPEND CMAKE_PREFIX_PATH "${_bam_nanobind_dir}")
+    endif()
+    find_package(nanobind CONFIG QUIET)
+  endif()
+  if(nanobind_FOUND)
+    set(BAM_PYTHON ON)
+    message(STATUS "bam: Python package with nanobind from ${_bam_nanobind_dir}")
+    if(BAM_BUILD_TESTS)
+      execute_process(COMMAND "${Python_EXECUTABLE}" -c "import pytest, numpy" RESULT_VARIABLE _bam_pytest_missing
+                      OUTPUT_QUIET ERROR_QUIET)
+      if(_bam_pytest_missing)
+        message(STATUS "bam: Python tests skipped (${Python_EXECUTABLE} lacks pytest or numpy)")
+      else()
+        set(BAM_PYTHON_TESTS ON)
+      endif()
+    endif()
+  elseif(_bam_python_required)
+    message(FATAL_ERROR "BAM_BUILD_PYTHON=ON needs Python 3.9+ and nanobind (pip install nanobind)")
+  else()
+    message(STATUS "bam: Python package skipped (no Python with nanobind)")
+  endif()
 endif()

@@ -217,51 +217,52 @@ std::uint32_t page_cache::map_range(const std::string& name, std::uint32_t nsid,
   return id;
 }
 
-void page_cache::flush() {
+void page_cache::flush(stream_handle stream) {
   std::vector<std::uint32_t> nsids = nsids_;
   std::sort(nsids.begin(), nsids.end());
   nsids.erase(std::unique(nsids.begin(), nsids.end()), nsids.end());
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.timeout);
-  const status result = host::detail::flush_cache(ref(), backend_, nsids, std::uint64_t(timeout.count()), on_gpu_);
-  check();
+  const status result =
+      host::detail::flush_cache(ref(), backend_, nsids, std::uint64_t(timeout.count()), on_gpu_, stream);
+  check(stream);
   if (result != status::ok) throw error(std::string("page_cache::flush: ") + to_string(result));
 }
 
-void page_cache::check() {
+void page_cache::check(stream_handle stream) {
   device_error e{};
-  host::copy_from(&e, b_->errors, 0, sizeof e);
+  host::copy_from(&e, b_->errors, 0, sizeof e, stream);
   if (e.claimed == 0) return;
   const device_error cleared{};
-  host::copy_to(b_->errors, 0, &cleared, sizeof cleared);
+  host::copy_to(b_->errors, 0, &cleared, sizeof cleared, stream);
   host::throw_device_error(e, e.range < names_.size() ? "'" + names_[e.range] + "'" : "#" + std::to_string(e.range));
 }
 
-array_stats page_cache::stats(std::uint32_t array_id) const {
+array_stats page_cache::stats(std::uint32_t array_id, stream_handle stream) const {
   BAM_EXPECTS(array_id < names_.size(), "page_cache::stats: no array " + std::to_string(array_id));
   std::vector<std::uint64_t> words(cache::stats_ref<>::words(options_.max_arrays, stats_shards));
-  host::copy_from(words.data(), b_->stats, 0, words.size() * sizeof(std::uint64_t));
+  host::copy_from(words.data(), b_->stats, 0, words.size() * sizeof(std::uint64_t), stream);
   const cache::stats_ref<> view({words.data(), words.size()}, options_.max_arrays);
   return array_stats{names_[array_id], view.of_range(array_id)};
 }
 
-array_stats page_cache::total_stats() const {
+array_stats page_cache::total_stats(stream_handle stream) const {
   std::vector<std::uint64_t> words(cache::stats_ref<>::words(options_.max_arrays, stats_shards));
-  host::copy_from(words.data(), b_->stats, 0, words.size() * sizeof(std::uint64_t));
+  host::copy_from(words.data(), b_->stats, 0, words.size() * sizeof(std::uint64_t), stream);
   const cache::stats_ref<> view({words.data(), words.size()}, options_.max_arrays);
   return array_stats{"(all arrays)", view.total()};
 }
 
-std::vector<std::uint64_t> page_cache::latency_histogram() const {
+std::vector<std::uint64_t> page_cache::latency_histogram(stream_handle stream) const {
   std::vector<std::uint64_t> h(nvme_backend::latency_buckets);
-  host::copy_from(h.data(), b_->histogram, 0, h.size() * sizeof(h[0]));
+  host::copy_from(h.data(), b_->histogram, 0, h.size() * sizeof(h[0]), stream);
   return h;
 }
 
-void page_cache::reset_stats() {
+void page_cache::reset_stats(stream_handle stream) {
   const std::vector<std::uint64_t> zeros(cache::stats_ref<>::words(options_.max_arrays, stats_shards));
-  host::copy_to(b_->stats, 0, zeros.data(), zeros.size() * sizeof(zeros[0]));
+  host::copy_to(b_->stats, 0, zeros.data(), zeros.size() * sizeof(zeros[0]), stream);
   const std::vector<std::uint64_t> h(nvme_backend::latency_buckets);
-  host::copy_to(b_->histogram, 0, h.data(), h.size() * sizeof(h[0]));
+  host::copy_to(b_->histogram, 0, h.data(), h.size() * sizeof(h[0]), stream);
 }
 
 }  // namespace bam

@@ -21,21 +21,23 @@ __global__ void flush_namespace(nvme_backend backend, std::uint32_t nsid, std::u
 }  // namespace
 
 status flush_cache_gpu(const cache::cache_ref<nvme_backend>& cache, const nvme_backend& backend,
-                       const std::vector<std::uint32_t>& nsids, std::uint64_t timeout_ns) {
-  // The first failure, in VRAM; freed on every way out, a thrown cuda_error included.
+                       const std::vector<std::uint32_t>& nsids, std::uint64_t timeout_ns, stream_handle stream) {
+  // The first failure, in stream-ordered VRAM (cudaFree would wait for the whole device); freed
+  // on every way out, a thrown cuda_error included.
   unsigned* word = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&word, sizeof *word));
-  const std::unique_ptr<unsigned, cudaError_t (*)(void*)> owner(word, cudaFree);
+  BAM_CUDA_TRY(cudaMallocAsync(&word, sizeof *word, stream));
+  const auto release = [stream](unsigned* p) { (void)cudaFreeAsync(p, stream); };
+  const std::unique_ptr<unsigned, decltype(release)> owner(word, release);
   unsigned* const failure = owner.get();
-  BAM_CUDA_TRY(cudaMemset(failure, 0, sizeof *failure));
+  BAM_CUDA_TRY(cudaMemsetAsync(failure, 0, sizeof *failure, stream));
   const unsigned block = 256, grid = std::max(1u, std::min(1024u, (cache.n_slots() + block - 1) / block));
-  write_back<<<grid, block>>>(cache, failure);
+  write_back<<<grid, block, 0, stream>>>(cache, failure);
   BAM_CUDA_TRY(cudaGetLastError());
-  for (const std::uint32_t nsid : nsids) flush_namespace<<<1, 1>>>(backend, nsid, timeout_ns, failure);
+  for (const std::uint32_t nsid : nsids) flush_namespace<<<1, 1, 0, stream>>>(backend, nsid, timeout_ns, failure);
   BAM_CUDA_TRY(cudaGetLastError());
-  BAM_CUDA_TRY(cudaDeviceSynchronize());
   unsigned h = 0;
-  BAM_CUDA_TRY(cudaMemcpy(&h, failure, sizeof h, cudaMemcpyDeviceToHost));
+  BAM_CUDA_TRY(cudaMemcpyAsync(&h, failure, sizeof h, cudaMemcpyDeviceToHost, stream));
+  BAM_CUDA_TRY(cudaStreamSynchronize(stream));
   return status(h);
 }
 

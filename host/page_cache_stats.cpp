@@ -18,12 +18,12 @@ nlohmann::json to_json(const array_stats& s) {
 }
 }  // namespace
 
-std::string page_cache::stats_json() const {
+std::string page_cache::stats_json(stream_handle stream) const {
   nlohmann::json arrays = nlohmann::json::array();
-  for (std::uint32_t i = 0; i < n_arrays(); ++i) arrays.push_back(to_json(stats(i)));
+  for (std::uint32_t i = 0; i < n_arrays(); ++i) arrays.push_back(to_json(stats(i, stream)));
   nlohmann::json doc = {{"page_bytes", page_bytes()}, {"slots", n_slots()}, {"arrays", arrays},
-                        {"total", to_json(total_stats())}};
-  const auto h = latency_histogram();
+                        {"total", to_json(total_stats(stream))}};
+  const auto h = latency_histogram(stream);
   nlohmann::json buckets = nlohmann::json::array();
   for (std::size_t b = 0; b < h.size(); ++b)
     if (h[b]) buckets.push_back({{"from_ns", 1ull << b}, {"commands", h[b]}});
@@ -31,7 +31,7 @@ std::string page_cache::stats_json() const {
   return doc.dump(2);
 }
 
-std::string page_cache::stats_table() const {
+std::string page_cache::stats_table(stream_handle stream) const {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line, "%-20s %12s %7s %12s %12s %12s %10s %10s %12s %12s\n", "array", "accesses", "hit%",
@@ -46,9 +46,9 @@ std::string page_cache::stats_table() const {
                   double(c.bytes_written) / (1 << 20));
     out += line;
   };
-  for (std::uint32_t i = 0; i < n_arrays(); ++i) row(stats(i));
-  row(total_stats());
-  const auto h = latency_histogram();
+  for (std::uint32_t i = 0; i < n_arrays(); ++i) row(stats(i, stream));
+  row(total_stats(stream));
+  const auto h = latency_histogram(stream);
   std::uint64_t total = 0;
   for (auto v : h) total += v;
   if (total) {

@@ -20,27 +20,40 @@ void check_range(const dma_buffer& b, std::size_t offset, std::size_t bytes) {
 }
 }  // namespace
 
-void copy_to(const dma_buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
+void await_stream(stream_handle stream, const char* who) {
+  if (stream == nullptr) return;
+#if BAM_WITH_CUDA_RUNTIME
+  BAM_CUDA_TRY(cudaStreamSynchronize(stream));
+#else
+  throw invalid_argument(std::string(who) + ": a CUDA stream was given to a build without the CUDA runtime");
+#endif
+}
+
+void copy_to(const dma_buffer& dst, std::size_t offset, const void* src, std::size_t bytes, stream_handle stream) {
   check_range(dst, offset, bytes);
   if (dst.host() != nullptr) {
+    await_stream(stream, "copy_to");
     std::memcpy(dst.host() + offset, src, bytes);
     return;
   }
 #if BAM_WITH_CUDA_RUNTIME
-  BAM_CUDA_TRY(cudaMemcpy(dst.device() + offset, src, bytes, cudaMemcpyHostToDevice));
+  BAM_CUDA_TRY(cudaMemcpyAsync(dst.device() + offset, src, bytes, cudaMemcpyHostToDevice, stream));
+  BAM_CUDA_TRY(cudaStreamSynchronize(stream));
 #else
   throw error("copy_to: the buffer is not reachable from the CPU and this build has no CUDA runtime");
 #endif
 }
 
-void copy_from(void* dst, const dma_buffer& src, std::size_t offset, std::size_t bytes) {
+void copy_from(void* dst, const dma_buffer& src, std::size_t offset, std::size_t bytes, stream_handle stream) {
   check_range(src, offset, bytes);
   if (src.host() != nullptr) {
+    await_stream(stream, "copy_from");
     std::memcpy(dst, src.host() + offset, bytes);
     return;
   }
 #if BAM_WITH_CUDA_RUNTIME
-  BAM_CUDA_TRY(cudaMemcpy(dst, src.device() + offset, bytes, cudaMemcpyDeviceToHost));
+  BAM_CUDA_TRY(cudaMemcpyAsync(dst, src.device() + offset, bytes, cudaMemcpyDeviceToHost, stream));
+  BAM_CUDA_TRY(cudaStreamSynchronize(stream));
 #else
   throw error("copy_from: the buffer is not reachable from the CPU and this build has no CUDA runtime");
 #endif

@@ -9,6 +9,7 @@
 #include <bam/error.hpp>
 #include <bam/memory.hpp>
 #include <bam/recovery_event.hpp>
+#include <bam/stream.hpp>
 
 #include "backend/nvme_backend.hpp"
 #include "cache/cache_ref.hpp"
@@ -110,23 +111,31 @@ class page_cache {
   [[nodiscard]] std::uint32_t n_slots() const noexcept { return n_slots_; }
   [[nodiscard]] std::uint32_t n_arrays() const noexcept { return std::uint32_t(names_.size()); }
 
+  // Host operations take the CUDA stream they are ordered with (stream.hpp): each waits for the
+  // work queued on that stream before the call, and for nothing else on the device. The default
+  // stream is the CUDA default stream; in a build without the CUDA runtime the only one.
+
   /**
-   * @brief Writes every dirty page back and sends NVMe Flush to every namespace mapped.
-   * @note Covers every store whose kernel finished before the call. Before flush(), written
-   * pages may sit dirty in VRAM: evictions write some of them back, in no particular order.
+   * @brief Writes every dirty page back and sends NVMe Flush to every namespace mapped, as work
+   * on `stream`, and returns once it is done.
+   * @note Covers every store queued on `stream` before the call (and every kernel that finished
+   * before it). Before flush(), written pages may sit dirty in VRAM: evictions write some of
+   * them back, in no particular order.
    * @throw like check()
    */
-  void flush();
+  void flush(stream_handle stream = nullptr);
 
   /// Throws the first failure device code recorded since the last check (with its context:
-  /// array, index or page, controller, queue, command, LBA, NVMe status), and clears it.
-  void check();
+  /// array, index or page, controller, queue, command, LBA, NVMe status), and clears it. Covers
+  /// the work queued on `stream` before the call.
+  void check(stream_handle stream = nullptr);
 
-  [[nodiscard]] array_stats stats(std::uint32_t array_id) const;
-  [[nodiscard]] array_stats total_stats() const;
+  /// Statistics as of the work queued on `stream` before the call.
+  [[nodiscard]] array_stats stats(std::uint32_t array_id, stream_handle stream = nullptr) const;
+  [[nodiscard]] array_stats total_stats(stream_handle stream = nullptr) const;
   /// Commands per latency bucket: bucket b counts latencies in [2^b, 2^(b+1)) ns.
-  [[nodiscard]] std::vector<std::uint64_t> latency_histogram() const;
-  void reset_stats();
+  [[nodiscard]] std::vector<std::uint64_t> latency_histogram(stream_handle stream = nullptr) const;
+  void reset_stats(stream_handle stream = nullptr);
   /**
    * @brief The queue pairs the cache's recovery took back from failure since the last call
    * (oldest first), and forgets them.
@@ -138,9 +147,9 @@ class page_cache {
   [[nodiscard]] std::vector<recovery_event> take_recoveries();
 
   /// Every array's statistics, the total and the latency histogram, as JSON.
-  [[nodiscard]] std::string stats_json() const;
+  [[nodiscard]] std::string stats_json(stream_handle stream = nullptr) const;
   /// The same as a compact table for people.
-  [[nodiscard]] std::string stats_table() const;
+  [[nodiscard]] std::string stats_table(stream_handle stream = nullptr) const;
 
  private:
   struct buffers;

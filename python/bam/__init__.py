@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """bam: NVMe storage (or an emulated NVMe controller over RAM, a file or synthetic data) indexed
-as arrays through a page cache. Tensors cross through DLPack: NumPy arrays, torch tensors and
-CuPy arrays are taken without copies; results come back as NumPy arrays unless ``out`` is given.
+as arrays through a page cache, on the GPU (kernels on the caller's CUDA stream, CUDA tensors) or
+on CPU threads (host tensors). Tensors cross through DLPack: NumPy arrays, torch tensors and CuPy
+arrays are taken without copies; results come back as NumPy arrays on a CPU cache and as torch
+(or CuPy) tensors on a GPU cache, unless ``out`` is given.
 """
-from ._bam import Namespace, cuda  # noqa: F401
+from ._bam import Namespace, cuda, cuda_devices  # noqa: F401
 from ._bam import ram_namespace as _ram, file_namespace as _file, synthetic_namespace as _synthetic
 from ._bam import PageCache as _PageCache, map_array as _map_array
+from . import _tensors
 from .array import Array
 from .ingest import write_array, write_npy
 
 __all__ = ["Namespace", "Array", "PageCache", "ram_namespace", "file_namespace", "synthetic_namespace",
-           "write_array", "write_npy", "cuda"]
+           "write_array", "write_npy", "cuda", "cuda_devices"]
 
 
 def ram_namespace(n_blocks, block_size=512):
@@ -35,23 +38,65 @@ class PageCache(_PageCache):
 
     ``drive`` names a timing model ("optane-p5800x", "980pro"; None: complete at once) of
     ``n_drives`` striped drives. Pages are striped over the controllers.
+
+    ``device``: "cuda" (slots in VRAM, queues driven by GPU threads, operations as kernels on a
+    CUDA stream), "cpu" (CPU threads), or None for "cuda" when this build has CUDA and a GPU is
+    present, else "cpu". Host operations (``check``, ``flush``, statistics) take ``stream`` too.
     """
 
     def __init__(self, controllers, *, page_bytes=4096, cache_bytes=64 << 20, workers_per_controller=2,
                  queue_pairs=16, queue_depth=256, drive=None, n_drives=1, timeout_s=10.0,
-                 statistics=True, latency_histogram=True, max_arrays=64):
+                 statistics=True, latency_histogram=True, max_arrays=64, device=None):
         if isinstance(controllers, Namespace):
             controllers = [controllers]
         controllers = [[c] if isinstance(c, Namespace) else list(c) for c in controllers]
+        if device is None:
+            device = "cuda" if cuda and cuda_devices() > 0 else "cpu"
         super().__init__(controllers, workers_per_controller, queue_pairs, queue_depth, drive, n_drives,
-                         page_bytes, cache_bytes, timeout_s, statistics, latency_histogram, max_arrays)
+                         page_bytes, cache_bytes, timeout_s, statistics, latency_histogram, max_arrays,
+                         str(device))
+
+    @property
+    def on_gpu(self):
+        """True when the cache is on a GPU (``device`` is its CUDA device; -1 on the CPU)."""
+        return self.device >= 0
+
+    def _stream(self, stream):
+        return _tensors.stream_handle(stream, self.on_gpu)
+
+    def check(self, stream=None):
+        """Raises the first failure the accesses recorded since the last check (RuntimeError with
+        array, page, controller, queue, command, LBA), after the work queued on ``stream``."""
+        super().check(self._stream(stream))
+
+    def flush(self, stream=None):
+        """Writes every dirty page back and flushes every namespace mapped, after the work queued
+        on ``stream``; raises like check()."""
+        super().flush(self._stream(stream))
+
+    def stats(self, stream=None):
+        """The counters of every array together (accesses, hits, misses, ...) and the hit rate."""
+        return super().stats(self._stream(stream))
+
+    def reset_stats(self, stream=None):
+        super().reset_stats(self._stream(stream))
+
+    def latency_histogram(self, stream=None):
+        """Commands per latency bucket: bucket b counts latencies in [2^b, 2^(b+1)) ns."""
+        return super().latency_histogram(self._stream(stream))
+
+    def stats_json(self, stream=None):
+        return super().stats_json(self._stream(stream))
+
+    def stats_table(self, stream=None):
+        return super().stats_table(self._stream(stream))
 
     def map(self, name, dtype, shape, nsid=1, start_lba=0):
         """Maps an array of ``dtype`` ("float32", "float16", "bfloat16", "int32", "int64", "uint8",
         or a NumPy/torch dtype of those) and ``shape`` (1-D or 2-D, row-major) stored from
         ``start_lba`` of namespace ``nsid``."""
         shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
-        return Array(_map_array(self, name, _dtype_name(dtype), list(shape), nsid, start_lba))
+        return Array(_map_array(self, name, _dtype_name(dtype), list(shape), nsid, start_lba), self)
 
 
     def add_fault(self, effect, *, controller=0, lba_first=0, lba_last=(1 << 64) - 1, delay_ns=0, every_nth=1,

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """bam.pyg.FeatureStore: a torch_geometric.data.FeatureStore whose tensors live on storage and
 are gathered through bam, so ``NeighborLoader(data=(feature_store, graph_store), ...)`` trains on
-features larger than memory. Needs torch and torch_geometric (imported here, not by ``bam``)."""
+features larger than memory. On a GPU cache the rows are gathered by a kernel on torch's current
+stream and come back on the GPU (the index may be on the CPU, as NeighborLoader's is); on a CPU
+cache they come back on the index's device. Needs torch and torch_geometric (imported here, not
+by ``bam``)."""
 import numpy as np
 import torch
 from torch_geometric.data import FeatureStore as _FeatureStore
+from torch_geometric.data import GraphStore as _GraphStore
 from torch_geometric.data import TensorAttr
 
 from .ingest import write_array
@@ -36,11 +40,11 @@ class FeatureStore(_FeatureStore):
         if key in self._arrays:
             if attr.index is None:
                 raise ValueError(f"FeatureStore: {key} exists; put rows with an index or remove it first")
-            self._arrays[key].write(_as_index(attr.index), tensor.detach().cpu().contiguous().numpy())
+            self._arrays[key].write(self._index(attr.index), self._values(tensor))
             return True
         if attr.index is not None:
             raise ValueError(f"FeatureStore: {key} does not exist; put the whole tensor first")
-        values = tensor.detach().cpu().contiguous().numpy()
+        values = tensor.detach().cpu().contiguous().numpy()  # write_array streams it in chunks
         name = "/".join(str(k) for k in key if k is not None)
         self._arrays[key] = write_array(self._cache, name, values, nsid=self._nsid, start_lba=self._next_lba)
         pages = -(-values.nbytes // self._cache.page_bytes)
@@ -56,8 +60,10 @@ class FeatureStore(_FeatureStore):
             return _as_tensor(array.read())
         if isinstance(index, slice):
             return _as_tensor(array.read(index))
+        if self._cache.on_gpu:
+            return array.gather(self._index(index))
         device = index.device if isinstance(index, torch.Tensor) else torch.device("cpu")
-        return _as_tensor(array.gather(_as_index(index))).to(device)
+        return _as_tensor(array.gather(self._index(index))).to(device)
 
     def _remove_tensor(self, attr):
         return self._arrays.pop(self._key(attr), None) is not None
@@ -69,10 +75,40 @@ class FeatureStore(_FeatureStore):
         return [TensorAttr(group_name=g, attr_name=n) for (g, n) in self._arrays]
 
 
-def _as_index(index):
-    if isinstance(index, torch.Tensor):
-        return index.detach().cpu().to(torch.int64).numpy()
-    return np.asarray(index, dtype=np.int64)
+    def _index(self, index):
+        """An int64 index where the cache runs (a GPU cache takes it on its device)."""
+        if not isinstance(index, torch.Tensor):
+            index = torch.as_tensor(np.asarray(index, dtype=np.int64))
+        device = f"cuda:{self._cache.device}" if self._cache.on_gpu else "cpu"
+        return index.detach().to(device=device, dtype=torch.int64)
+
+    def _values(self, tensor):
+        if self._cache.on_gpu:
+            return tensor.detach().to(f"cuda:{self._cache.device}").contiguous()
+        return tensor.detach().cpu().contiguous().numpy()
+
+
+class InMemoryGraphStore(_GraphStore):
+    """A torch_geometric.data.GraphStore holding the edge indices in memory, to pair with
+    FeatureStore when only the features go to storage."""
+
+    def __init__(self):
+        super().__init__()
+        self._store = {}
+
+    def _put_edge_index(self, edge_index, edge_attr):
+        self._store[(edge_attr.edge_type, edge_attr.layout)] = (edge_index, edge_attr)
+        return True
+
+    def _get_edge_index(self, edge_attr):
+        entry = self._store.get((edge_attr.edge_type, edge_attr.layout))
+        return None if entry is None else entry[0]
+
+    def _remove_edge_index(self, edge_attr):
+        return self._store.pop((edge_attr.edge_type, edge_attr.layout), None) is not None
+
+    def get_all_edge_attrs(self):
+        return [attr for _, attr in self._store.values()]
 
 
 def _as_tensor(values):

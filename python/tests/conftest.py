@@ -6,5 +6,5 @@ import bam
 
 @pytest.fixture
 def cache():
-    """A small cache (64 pages) over one RAM namespace of 32 MiB: most tests evict."""
-    return bam.PageCache([bam.ram_namespace(1 << 16)], page_bytes=4096, cache_bytes=64 * 4096)
+    """A small CPU cache (64 pages) over one RAM namespace of 32 MiB: most tests evict."""
+    return bam.PageCache([bam.ram_namespace(1 << 16)], page_bytes=4096, cache_bytes=64 * 4096, device="cpu")
