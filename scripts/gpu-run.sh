@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Everything bam does on the GPU box, in one call of the device tool:
-#   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [vector] [demo]
+#   scripts/gpu-run.sh [build] [test] [sanitize] [bench NAME...] [vector] [python] [demo]
 # (no argument: build test sanitize bench-all demo; `bench all` runs every bench/NAME/NAME that
 # was built: queue_read, array_read, graphs, soak, vector_search; `vector` runs bench/vector_search/run.sh,
 # which needs the carried .whl and .carry/fashion-mnist). BAM_GPU_BUILD names the build folder. It builds from the working tree with the
@@ -67,6 +67,10 @@ do_vector() {
   run vector env BAM_BUILD_DIR="$build" OUT="$logs/vector" bash "$root/bench/vector_search/run.sh"
   cp "$logs"/vector/*.json "$logs"/vector/*.png "$out"/ 2>/dev/null
 }
+do_python() {
+  # The GraphSAGE example (python/examples): trains on the GPU with features behind bam.pyg.
+  run python-example env PYTHONPATH="$build/python" python3 "$root/python/examples/graphsage_feature_store.py"
+}
 do_demo() {
   # Its PNGs come back beside the summary; its JSON files are in logs.tar.gz.
   run demo "$build/apps/bam-demo/bam-demo" --out "$logs/demo"
@@ -81,6 +85,7 @@ while [ $# -gt 0 ]; do
     sanitize) do_sanitize ;;
     demo) do_demo ;;
     vector) do_vector ;;
+    python) do_python ;;
     bench)
       shift
       if [ "${1:-all}" = all ]; then

@@ -10,10 +10,10 @@ from ._bam import ram_namespace as _ram, file_namespace as _file, synthetic_name
 from ._bam import PageCache as _PageCache, map_array as _map_array
 from . import _tensors
 from .array import Array
-from .ingest import write_array, write_npy
+from .ingest import write_array, write_namespace, write_npy
 
 __all__ = ["Namespace", "Array", "PageCache", "ram_namespace", "file_namespace", "synthetic_namespace",
-           "write_array", "write_npy", "cuda", "cuda_devices"]
+           "write_array", "write_namespace", "write_npy", "cuda", "cuda_devices"]
 
 
 def ram_namespace(n_blocks, block_size=512):

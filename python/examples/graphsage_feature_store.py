@@ -3,7 +3,9 @@
 once with node features in memory, once with them on storage behind bam.pyg.FeatureStore (an
 emulated RAM namespace, a cache of 1/8 of the features), and checks that the losses match.
 With CUDA (and bam built with it) the model trains on the GPU and bam gathers each batch's
-features there, on torch's current stream.
+features there, on torch's current stream. Batches come from PyG's NeighborLoader where PyG has
+a sampling backend (pyg-lib or torch-sparse), else from a small seeded sampler below that asks
+the same FeatureStore for each batch's rows.
 
     python python/examples/graphsage_feature_store.py [--nodes 20000] [--steps 5]
 """
@@ -11,6 +13,7 @@ import argparse
 
 import torch
 import torch.nn.functional as F
+import torch_geometric.typing as pyg_typing
 from torch_geometric.data import Data
 from torch_geometric.loader import NeighborLoader
 from torch_geometric.nn import GraphSAGE
@@ -27,22 +30,51 @@ def power_law_graph(n, avg_degree, generator):
     return torch.stack([src, dst])
 
 
-def train(loader, steps, in_channels, classes, device):
+def sampled_batches(edge_index, n, fanouts, batch_size, seed):
+    """(node ids, local edge_index) of each mini-batch: seeds first, then `fanouts` neighbours
+    per node and layer drawn with replacement (for PyG installations without a sampler)."""
+    g = torch.Generator().manual_seed(seed)
+    src = edge_index[0][edge_index[1].argsort(stable=True)]  # sources of the edges into each node
+    rowptr = torch.zeros(n + 1, dtype=torch.int64)
+    rowptr[1:] = torch.cumsum(torch.bincount(edge_index[1], minlength=n), 0)
+    for first in range(0, n, batch_size):
+        seeds = torch.arange(first, min(n, first + batch_size))
+        frontier, srcs, dsts = seeds, [], []
+        for f in fanouts:
+            start, degree = rowptr[frontier], rowptr[frontier + 1] - rowptr[frontier]
+            pick = (torch.rand(frontier.numel(), f, generator=g) * degree[:, None]).to(torch.int64)
+            keep = (degree > 0)[:, None].expand(-1, f)
+            neighbours = src[(start[:, None] + pick).clamp(max=src.numel() - 1)][keep]
+            srcs.append(neighbours)
+            dsts.append(frontier[:, None].expand(-1, f)[keep])
+            frontier = torch.unique(neighbours)
+        others = torch.unique(torch.cat(srcs))
+        n_id = torch.cat([seeds, others[~torch.isin(others, seeds)]])
+        local = torch.full((n,), -1, dtype=torch.int64)
+        local[n_id] = torch.arange(n_id.numel())
+        yield n_id, torch.stack([local[torch.cat(srcs)], local[torch.cat(dsts)]]), seeds.numel()
+
+
+def train(batches, steps, in_channels, classes, device):
+    """`batches` yields (x, y, edge_index, batch_size); returns the loss of each step."""
     torch.manual_seed(0)
     model = GraphSAGE(in_channels, 64, num_layers=2, out_channels=classes).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     losses = []
-    for step, batch in enumerate(loader):
+    for step, (x, y, edge_index, batch_size) in enumerate(batches):
         if step == steps:
             break
-        batch = batch.to(device)
         optimizer.zero_grad()
-        out = model(batch.x, batch.edge_index)[: batch.batch_size]
-        loss = F.cross_entropy(out, batch.y[: batch.batch_size])
+        out = model(x.to(device), edge_index.to(device))[:batch_size]
+        loss = F.cross_entropy(out, y.to(device)[:batch_size])
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+def from_loader(loader):
+    return ((b.x, b.y, b.edge_index, b.batch_size) for b in loader)
 
 
 def main():
@@ -58,10 +90,14 @@ def main():
     y = torch.randint(0, classes, (n,), generator=g)
     edge_index = power_law_graph(n, 10, g)
     kwargs = dict(num_neighbors=[15, 10], batch_size=256, shuffle=False)
+    with_pyg_sampler = pyg_typing.WITH_PYG_LIB or pyg_typing.WITH_TORCH_SPARSE
 
     torch.manual_seed(2)
-    in_memory = train(NeighborLoader(Data(x=x, y=y, edge_index=edge_index), **kwargs), args.steps, f, classes,
-                      device)
+    if with_pyg_sampler:
+        batches = from_loader(NeighborLoader(Data(x=x, y=y, edge_index=edge_index), **kwargs))
+    else:
+        batches = ((x[n_id], y[n_id], ei, bs) for n_id, ei, bs in sampled_batches(edge_index, n, [15, 10], 256, 3))
+    in_memory = train(batches, args.steps, f, classes, device)
 
     feature_bytes = x.numel() * 4
     ns = bam.ram_namespace(-(-2 * feature_bytes // 512) + 64)
@@ -72,13 +108,20 @@ def main():
     graph = InMemoryGraphStore()
     graph.put_edge_index(edge_index, edge_type=None, layout="coo", size=(n, n))
     torch.manual_seed(2)
-    on_storage = train(NeighborLoader((features, graph), input_nodes=torch.arange(n), **kwargs), args.steps, f,
-                       classes, device)
+    if with_pyg_sampler:
+        batches = from_loader(NeighborLoader((features, graph), input_nodes=torch.arange(n), **kwargs))
+    else:
+        batches = ((features.get_tensor(group_name=None, attr_name="x", index=n_id),
+                    features.get_tensor(group_name=None, attr_name="y", index=n_id), ei, bs)
+                   for n_id, ei, bs in sampled_batches(edge_index, n, [15, 10], 256, 3))
+    on_storage = train(batches, args.steps, f, classes, device)
     cache.check()
     stats = cache.stats()
     print(f"losses in memory : {[round(v, 5) for v in in_memory]}")
     print(f"losses on storage: {[round(v, 5) for v in on_storage]}")
-    print(f"cache on {device}: hit rate {stats['hit_rate']:.3f}, {stats['bytes_read'] >> 20} MiB read from storage")
+    source = "NeighborLoader" if with_pyg_sampler else "the fallback sampler"
+    print(f"batches from {source}; cache on {device}: hit rate {stats['hit_rate']:.3f}, "
+          f"{stats['bytes_read'] >> 20} MiB read from storage")
     # The same features and seeds; on the GPU, scatter-add aggregation sums in any order.
     tolerance = 1e-5 if device.type == "cpu" else 1e-4
     if len(on_storage) != len(in_memory) or any(abs(a - b) > tolerance for a, b in zip(in_memory, on_storage)):

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 namespace bam::python::gpu {
 
@@ -19,9 +20,26 @@ namespace {
 
 constexpr unsigned block_threads = 256;
 
-/// Blocks for `threads` threads of work, strided over at most 4096 blocks.
-unsigned blocks_for(std::uint64_t threads) {
-  return unsigned(std::clamp<std::uint64_t>((threads + block_threads - 1) / block_threads, 1, 4096));
+/**
+ * @brief Blocks of `kernel` for `threads` threads of work: at most as many as the GPU holds at
+ * once, so every warp runs from the start and one warp's wait for a miss overlaps the others'
+ * work (a grid in waves would wait for the slowest miss of every wave).
+ */
+template <class Kernel>
+unsigned blocks_for(Kernel kernel, std::uint64_t threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  BAM_CUDA_TRY(cudaGetDevice(&device));
+  BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  BAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block_threads), 0));
+  const std::uint64_t resident = std::uint64_t(std::max(1, sms * per_sm));
+  return unsigned(std::clamp<std::uint64_t>((threads + block_threads - 1) / block_threads, 1, resident));
+}
+
+/// Launches `kernel` over `threads` threads of work on `stream`.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), std::uint64_t threads, stream_handle stream, Args&&... args) {
+  kernel<<<blocks_for(kernel, threads), block_threads, 0, stream>>>(std::forward<Args>(args)...);
+  BAM_CUDA_TRY(cudaGetLastError());
 }
 
 __device__ std::uint64_t global_thread() { return std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
@@ -109,8 +127,7 @@ std::uint64_t first_out_of_range(const std::int64_t* index, std::uint64_t n, std
   const auto release = [stream](unsigned long long* p) { (void)cudaFreeAsync(p, stream); };
   const std::unique_ptr<unsigned long long, decltype(release)> owner(word, release);
   BAM_CUDA_TRY(cudaMemsetAsync(word, 0xff, sizeof *word, stream));
-  find_out_of_range<<<blocks_for(n), block_threads, 0, stream>>>(index, n, rows, word);
-  BAM_CUDA_TRY(cudaGetLastError());
+  launch(find_out_of_range, n, stream, index, n, rows, word);
   unsigned long long first = 0;
   BAM_CUDA_TRY(cudaMemcpyAsync(&first, word, sizeof first, cudaMemcpyDeviceToHost, stream));
   BAM_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -127,12 +144,11 @@ void gather(const mapped_array::view& a, const std::int64_t* index, std::uint64_
       [&](const auto& v) {
         using T = element_of<decltype(v)>;
         if (row * sizeof(T) >= 128)
-          gather_by_warp<<<blocks_for(n * 32), block_threads, 0, stream>>>(v, index, n, row, static_cast<T*>(out));
+          launch(gather_by_warp<T>, n * 32, stream, v, index, n, row, static_cast<T*>(out));
         else
-          gather_by_element<<<blocks_for(n * row), block_threads, 0, stream>>>(v, index, n, row, static_cast<T*>(out));
+          launch(gather_by_element<T>, n * row, stream, v, index, n, row, static_cast<T*>(out));
       },
       a);
-  BAM_CUDA_TRY(cudaGetLastError());
 }
 
 void read(const mapped_array::view& a, std::uint64_t first, std::uint64_t n, void* out, stream_handle stream) {
@@ -141,10 +157,9 @@ void read(const mapped_array::view& a, std::uint64_t first, std::uint64_t n, voi
       [&](const auto& v) {
         using T = element_of<decltype(v)>;
         const std::uint64_t pages = n / v.elems_per_page() + 2;
-        read_by_page<<<blocks_for(pages * 32), block_threads, 0, stream>>>(v, first, n, static_cast<T*>(out));
+        launch(read_by_page<T>, pages * 32, stream, v, first, n, static_cast<T*>(out));
       },
       a);
-  BAM_CUDA_TRY(cudaGetLastError());
 }
 
 void write(const mapped_array::view& a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
@@ -153,11 +168,9 @@ void write(const mapped_array::view& a, const std::int64_t* index, std::uint64_t
   std::visit(
       [&](const auto& v) {
         using T = element_of<decltype(v)>;
-        write_by_element<<<blocks_for(n * row), block_threads, 0, stream>>>(v, index, n, row,
-                                                                           static_cast<const T*>(values));
+        launch(write_by_element<T>, n * row, stream, v, index, n, row, static_cast<const T*>(values));
       },
       a);
-  BAM_CUDA_TRY(cudaGetLastError());
 }
 
 void scatter_add(const mapped_array::view& a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
@@ -167,13 +180,11 @@ void scatter_add(const mapped_array::view& a, const std::int64_t* index, std::ui
       [&](const auto& v) {
         using T = element_of<decltype(v)>;
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>)
-          add_by_element<<<blocks_for(n * row), block_threads, 0, stream>>>(v, index, n, row,
-                                                                           static_cast<const T*>(values));
+          launch(add_by_element<T>, n * row, stream, v, index, n, row, static_cast<const T*>(values));
         else
           throw invalid_argument("scatter_add: takes float32, int32 or int64 arrays");
       },
       a);
-  BAM_CUDA_TRY(cudaGetLastError());
 }
 
 }  // namespace bam::python::gpu

@@ -285,9 +285,54 @@ NB_MODULE(_bam, m) {
     }
   });
 
+  // Direct block transfers, bypassing any cache: for ingest before a cache maps the blocks.
+  const auto bytes_of = [](const auto& data, const host::namespace_store& ns, const char* what) {
+    if (data.device_type() != nb::device::cpu::value || !data.is_valid())
+      throw nb::value_error((std::string(what) + ": data must be a host buffer").c_str());
+    std::int64_t stride = 1;
+    for (std::size_t i = data.ndim(); i-- > 0;) {
+      if (data.shape(i) > 1 && data.stride(i) != stride)
+        throw nb::value_error((std::string(what) + ": data must be C-contiguous").c_str());
+      stride *= std::int64_t(data.shape(i));
+    }
+    const std::size_t bytes = data.nbytes();
+    if (bytes % ns.block_size() != 0)
+      throw nb::value_error((std::string(what) + ": " + std::to_string(bytes) + " bytes is not a whole number of " +
+                             std::to_string(ns.block_size()) + "-byte blocks")
+                                .c_str());
+    return bytes;
+  };
   nb::class_<host::namespace_store>(m, "Namespace", "A namespace's content: RAM, a file, or synthetic")
       .def_prop_ro("block_size", &host::namespace_store::block_size)
-      .def_prop_ro("n_blocks", &host::namespace_store::n_blocks);
+      .def_prop_ro("n_blocks", &host::namespace_store::n_blocks)
+      .def(
+          "write_blocks",
+          [bytes_of](host::namespace_store& ns, std::uint64_t lba, const input_tensor& data) {
+            const std::size_t bytes = bytes_of(data, ns, "write_blocks");
+            const auto* src = static_cast<const std::byte*>(data.data());
+            nb::gil_scoped_release unlocked;
+            for (std::size_t done = 0; done < bytes;) {  // commands of at most 2^31 bytes
+              const std::uint32_t n = std::uint32_t(std::min<std::size_t>(bytes - done, std::size_t{1} << 31) / ns.block_size());
+              ns.write(lba + done / ns.block_size(), n, src + done);
+              done += std::size_t{n} * ns.block_size();
+            }
+          },
+          "lba"_a, "data"_a,
+          "Writes the bytes of `data` (a host buffer of whole blocks) to blocks from `lba`, bypassing any cache")
+      .def(
+          "read_blocks",
+          [bytes_of](host::namespace_store& ns, std::uint64_t lba, tensor& out) {
+            const std::size_t bytes = bytes_of(out, ns, "read_blocks");
+            auto* dst = static_cast<std::byte*>(out.data());
+            nb::gil_scoped_release unlocked;
+            for (std::size_t done = 0; done < bytes;) {
+              const std::uint32_t n = std::uint32_t(std::min<std::size_t>(bytes - done, std::size_t{1} << 31) / ns.block_size());
+              ns.read(lba + done / ns.block_size(), n, dst + done);
+              done += std::size_t{n} * ns.block_size();
+            }
+          },
+          "lba"_a, "out"_a, "Reads blocks from `lba` into `out` (a host buffer of whole blocks), bypassing any cache")
+      .def("sync", &host::namespace_store::flush, "Makes written blocks durable (fdatasync for a file)");
   m.def(
       "ram_namespace",
       [](std::uint32_t block_size, std::uint64_t n_blocks) -> std::shared_ptr<host::namespace_store> {
