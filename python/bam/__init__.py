@@ -11,8 +11,9 @@ from ._bam import PageCache as _PageCache, map_array as _map_array
 from . import _tensors
 from .array import Array
 from .ingest import write_array, write_namespace, write_npy
+from .profile import Profile
 
-__all__ = ["Namespace", "Array", "PageCache", "ram_namespace", "file_namespace", "synthetic_namespace",
+__all__ = ["Namespace", "Array", "PageCache", "Profile", "ram_namespace", "file_namespace", "synthetic_namespace",
            "write_array", "write_namespace", "write_npy", "cuda", "cuda_devices"]
 
 

@@ -396,6 +396,7 @@ NB_MODULE(_bam, m) {
           "n_drives"_a, "page_bytes"_a, "cache_bytes"_a, "timeout_s"_a, "statistics"_a, "latency_histogram"_a,
           "max_arrays"_a, "device"_a)
       .def_prop_ro("page_bytes", [](const cache_owner& c) { return c.cache->page_bytes(); })
+      .def_prop_ro("n_slots", [](const cache_owner& c) { return c.cache->n_slots(); })
       .def_prop_ro("device", [](const cache_owner& c) { return c.device; })
       .def(
           "check", [](cache_owner& c, std::uintptr_t stream) { c.cache->check(stream_of(c, stream)); }, "stream"_a)

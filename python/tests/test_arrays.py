@@ -128,3 +128,19 @@ def test_write_namespace_lays_out_what_map_reads():
         ns.write_blocks(0, np.zeros(100, np.uint8))
     with pytest.raises(ValueError, match="bad range|outside|exceed|beyond"):
         ns.write_blocks(ns.n_blocks, np.zeros(512, np.uint8))
+
+
+def test_profile_records_each_steps_counters(cache, tmp_path):
+    a = bam.write_array(cache, "p", values_of("int32", (20000, 8)))  # 640 KiB through a 256 KiB cache
+    profile = bam.Profile(cache, "test")
+    a.read(slice(0, 20000))
+    profile.step("scan")
+    a.gather(np.zeros(100, np.int64))
+    profile.step("one row")
+    scan, one = profile.steps
+    assert scan["cache"]["misses"] >= 20000 * 32 // 4096 and scan["cache"]["evictions"] > 0
+    assert one["phase"] == "one row" and one["cache"]["accesses"] >= 1 and one["cache"]["misses"] <= 1
+    png_written = profile.save(tmp_path / "p.json", tmp_path / "p.png")
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert doc["cache_bytes"] == 64 * 4096 and len(doc["trials"][0]["profile"]) == 2
+    assert png_written == (tmp_path / "p.png").exists()

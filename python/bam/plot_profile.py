@@ -1,30 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Per-step cache profile of a bam graph app run, as PNG.
+"""Per-step cache profile as PNG: of a bam graph app run, the demo, or bam.Profile.
 
-usage: plot_profile.py SUMMARY.json OUT.png
+usage: plot_profile.py SUMMARY.json OUT.png   (or bam.plot_profile.plot(doc, path) from Python)
 
-Draws, for every trial in the JSON summary of bam-bfs / bam-cc / bam-pagerank / bam-sssp, the
-cache hits, misses and MiB read by each step (BFS level, CC phase, PageRank iteration, SSSP
-round or bucket change), and the step times. Exits 3 with a message when matplotlib is not
-installed.
+Draws, for every trial in the JSON summary (bam-bfs / bam-cc / bam-pagerank / bam-sssp, bam-demo,
+bam.Profile), the cache hits, misses and MiB read by each step (BFS level, CC phase, PageRank
+iteration, SSSP round or bucket change, a Profile step), and the step times. Standalone (the C++
+apps run it by path): it needs matplotlib only. As a script it exits 3 with a message when
+matplotlib is not installed.
 """
 import json
 import sys
 
-try:
+
+def plot(doc, png):
+    """Writes the PNG of the profile document ``doc`` to ``png``; raises ImportError without matplotlib."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-except ImportError:
-    print("plot_profile.py: matplotlib is not installed (Debian: apt-get install python3-matplotlib); "
-          "no PNG written", file=sys.stderr)
-    sys.exit(3)
 
-
-def main():
-    doc = json.load(open(sys.argv[1]))
     trials = [t for t in doc["trials"] if t.get("profile")]
     cached = any("cache" in s for t in trials for s in t["profile"])
     fig, axes = plt.subplots(2 if cached else 1, 1, figsize=(9, 7 if cached else 4), squeeze=False)
@@ -51,7 +47,19 @@ def main():
     axes[-1][0].legend(fontsize=7)
     axes[-1][0].grid(True, alpha=0.3)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=120)
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        doc = json.load(f)
+    try:
+        plot(doc, sys.argv[2])
+    except ImportError:
+        print("plot_profile.py: matplotlib is not installed (Debian: apt-get install python3-matplotlib); "
+              "no PNG written", file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == "__main__":
