@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernels of the Python package. Rows of at least a warp's worth of elements are read by one
-// warp each (read_range: the warp pins each page once and its lanes copy strided); shorter rows
-// and every write go element by element, a warp's lanes coalescing their pages in the cache.
-// Kernels stride over their work with whole warps, so every lane of a warp runs the same
+// Kernels of the Python package. Gathered rows that never straddle a page go 32 to a warp: each
+// lane pins the page of one row, so a warp's misses are read together, and the warp then copies
+// the rows one by one, coalesced. Other rows of at least a warp's worth of elements are read by
+// one warp each (read_range: the warp pins each page once and its lanes copy strided); shorter
+// rows and every write go element by element, a warp's lanes coalescing their pages in the
+// cache. Kernels stride over their work with whole warps, so every lane of a warp runs the same
 // iterations of a row loop.
 #include "gpu_ops.hpp"
 
@@ -18,6 +20,8 @@ namespace bam::python::gpu {
 
 namespace {
 
+// Two blocks of 256 threads an SM at least: the cache's kernels need up to 128 registers a
+// thread, and more would leave one block (8 warps) an SM to hide every miss.
 constexpr unsigned block_threads = 256;
 
 /**
@@ -51,8 +55,29 @@ __global__ void find_out_of_range(const std::int64_t* index, std::uint64_t n, st
     if (index[k] < 0 || std::uint64_t(index[k]) >= rows) atomicMin(first_bad, (unsigned long long)k);
 }
 
+/// Rows whose `row` elements divide the elements per page: 32 rows a warp at a time.
 template <class T>
-__global__ void gather_by_warp(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row, T* out) {
+__global__ void __launch_bounds__(block_threads, 2) gather_by_page_pins(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
+                                    T* out) {
+  const unsigned lane = threadIdx.x % 32;
+  for (std::uint64_t base = global_thread() / 32 * 32; base < n; base += grid_threads()) {
+    warp_group g;
+    const std::uint64_t k = base + lane < n ? base + lane : base;  // spare lanes repeat the first row
+    const std::uint64_t first = std::uint64_t(index[k]) * row;
+    const auto page = a.pin_page(g, first);  // the warp's pages at once; failures: in check()
+    const std::uint64_t mine = page.ok() ? reinterpret_cast<std::uint64_t>(&page[first - page.first()]) : 0;
+    const std::uint64_t rows = n - base < 32 ? n - base : 32;
+    for (unsigned r = 0; r < rows; ++r) {
+      const T* src = reinterpret_cast<const T*>(g.shfl(mine, r));  // the same on every lane
+      if (src == nullptr) continue;
+      T* dst = out + (base + r) * row;
+      for (std::uint64_t j = lane; j < row; j += 32) dst[j] = src[j];
+    }
+  }  // each iteration's pins are released together as `page` leaves its scope
+}
+
+template <class T>
+__global__ void __launch_bounds__(block_threads, 2) gather_by_warp(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row, T* out) {
   for (std::uint64_t k = global_thread() / 32; k < n; k += grid_threads() / 32) {
     warp_group g;
     (void)a.read_range(g, std::uint64_t(index[k]) * row, row, out + k * row);  // failures: in check()
@@ -60,7 +85,7 @@ __global__ void gather_by_warp(array<T> a, const std::int64_t* index, std::uint6
 }
 
 template <class T>
-__global__ void gather_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row, T* out) {
+__global__ void __launch_bounds__(block_threads, 2) gather_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row, T* out) {
   for (std::uint64_t e = global_thread(); e < n * row; e += grid_threads()) {
     warp_group g;
     T v{};
@@ -71,7 +96,7 @@ __global__ void gather_by_element(array<T> a, const std::int64_t* index, std::ui
 
 /// One warp per page-aligned piece of [first, first + n).
 template <class T>
-__global__ void read_by_page(array<T> a, std::uint64_t first, std::uint64_t n, T* out) {
+__global__ void __launch_bounds__(block_threads, 2) read_by_page(array<T> a, std::uint64_t first, std::uint64_t n, T* out) {
   const std::uint64_t per_page = a.elems_per_page(), p0 = first / per_page;
   const std::uint64_t pages = (first + n - 1) / per_page - p0 + 1;
   for (std::uint64_t p = global_thread() / 32; p < pages; p += grid_threads() / 32) {
@@ -83,7 +108,7 @@ __global__ void read_by_page(array<T> a, std::uint64_t first, std::uint64_t n, T
 }
 
 template <class T>
-__global__ void write_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
+__global__ void __launch_bounds__(block_threads, 2) write_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
                                  const T* values) {
   for (std::uint64_t e = global_thread(); e < n * row; e += grid_threads()) {
     warp_group g;
@@ -92,7 +117,7 @@ __global__ void write_by_element(array<T> a, const std::int64_t* index, std::uin
 }
 
 template <class T>
-__global__ void add_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
+__global__ void __launch_bounds__(block_threads, 2) add_by_element(array<T> a, const std::int64_t* index, std::uint64_t n, std::uint64_t row,
                                const T* values) {
   for (std::uint64_t e = global_thread(); e < n * row; e += grid_threads())
     (void)a.fetch_add(std::uint64_t(index[e / row]) * row + e % row, values[e]);
@@ -143,7 +168,9 @@ void gather(const mapped_array::view& a, const std::int64_t* index, std::uint64_
   std::visit(
       [&](const auto& v) {
         using T = element_of<decltype(v)>;
-        if (row * sizeof(T) >= 128)
+        if (v.elems_per_page() % row == 0 && row * sizeof(T) >= 128)
+          launch(gather_by_page_pins<T>, n, stream, v, index, n, row, static_cast<T*>(out));
+        else if (row * sizeof(T) >= 128)
           launch(gather_by_warp<T>, n * 32, stream, v, index, n, row, static_cast<T*>(out));
         else
           launch(gather_by_element<T>, n * row, stream, v, index, n, row, static_cast<T*>(out));
