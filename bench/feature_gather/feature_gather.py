@@ -117,9 +117,11 @@ def main():
     p.add_argument("--seeds", type=int, default=1024)
     p.add_argument("--fanouts", default="15,10,5")
     p.add_argument("--batches", type=int, default=10, help="timed batches per in-memory method")
-    p.add_argument("--warmup", type=int, default=5, help="batches that warm each bam cache first")
+    p.add_argument("--warmup", type=int, default=60,
+                   help="batches that warm each bam cache first (a 10%% cache holds about 40 batches' rows)")
     p.add_argument("--cache-percents", default="5,10,25")
     p.add_argument("--page-bytes", type=int, default=512, help="bam page size (512 = one row of 128 floats)")
+    p.add_argument("--also-page-bytes", type=int, default=4096, help="the 10%% cache again with this page size (0: no)")
     p.add_argument("--cold-rows", type=int, default=200_000)
     p.add_argument("--file", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "bam-feature-gather.bin"))
     p.add_argument("--workers", type=int, default=14, help="emulator threads for the RAM namespace")
@@ -207,10 +209,13 @@ def main():
 
     # (e) bam over the RAM namespace, cache = p% of the features, after warm-up batches
     queue_pairs = props.multi_processor_count
-    bam_rates = {}
-    for percent in [int(x) for x in args.cache_percents.split(",")]:
-        cache_bytes = total_bytes * percent // 100 // args.page_bytes * args.page_bytes
-        cache = bam.PageCache([ram], page_bytes=args.page_bytes, cache_bytes=cache_bytes, device="cuda",
+    configs = [(int(x), args.page_bytes) for x in args.cache_percents.split(",")]
+    if args.also_page_bytes and args.also_page_bytes != args.page_bytes:
+        configs.append((10, args.also_page_bytes))
+    for percent, page_bytes in configs:
+        name = f"bam_ram_{percent}" + ("" if page_bytes == args.page_bytes else f"_page{page_bytes}")
+        cache_bytes = total_bytes * percent // 100 // page_bytes * page_bytes
+        cache = bam.PageCache([ram], page_bytes=page_bytes, cache_bytes=cache_bytes, device="cuda",
                               workers_per_controller=args.workers, queue_pairs=queue_pairs, queue_depth=256)
         feats = cache.map("features", "float32", (n, dim))
         for ids in batches[:args.warmup]:
@@ -219,16 +224,15 @@ def main():
         total_rows, total_s = 0, 0.0
         for ids in timed_batches:
             out, s = timed(lambda: feats.gather(ids))
-            bench.verify(f"bam_ram_{percent}", ids, out)
+            bench.verify(name, ids, out)
             total_rows, total_s = total_rows + ids.numel(), total_s + s
         after = feats.stats()
         hits = after["hits"] + after["coalesced"] - before["hits"] - before["coalesced"]
         accesses = after["accesses"] - before["accesses"]
-        bam_rates[percent] = total_rows / total_s
-        bench.record(f"bam_ram_{percent}", len(timed_batches), total_rows, total_s, cache_percent=percent,
-                     page_bytes=args.page_bytes, hit_rate=round(hits / max(1, accesses), 4),
+        bench.record(name, len(timed_batches), total_rows, total_s, cache_percent=percent,
+                     page_bytes=page_bytes, hit_rate=round(hits / max(1, accesses), 4),
                      mib_read=round((after["bytes_read"] - before["bytes_read"]) / 2**20, 1))
-        if percent == 10:  # the same batches again, now resident: bam's own cost per row
+        if name == "bam_ram_10":  # the same batches again, now resident: bam's own cost per row
             total_s = 0.0
             for ids in timed_batches:
                 out, s = timed(lambda: feats.gather(ids))
@@ -236,7 +240,7 @@ def main():
                 total_s += s
             again = feats.stats()
             bench.record("bam_ram_10_resident", len(timed_batches), total_rows, total_s, cache_percent=percent,
-                         page_bytes=args.page_bytes,
+                         page_bytes=page_bytes,
                          hit_rate=round((again["hits"] + again["coalesced"] - after["hits"] - after["coalesced"])
                                         / max(1, again["accesses"] - after["accesses"]), 4))
         cache.check()
