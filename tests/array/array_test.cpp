@@ -11,8 +11,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -272,6 +276,37 @@ TEST(Array, StatisticsCountExactlyAndRenderAsJsonAndTable) {
   EXPECT_NE(r.cache->stats_table().find("other"), std::string::npos);
   r.cache->reset_stats();
   EXPECT_EQ(r.cache->total_stats().counts.accesses, 0u);
+}
+
+// Host operations take the CUDA stream they are ordered with (nullptr: the default stream). A
+// build without the CUDA runtime has only the default stream and says so when given another,
+// before touching anything.
+TEST(Array, HostOperationsTakeAStreamAndABuildWithoutCudaRefusesOthers) {
+  auto ram = std::make_shared<host::ram_store>(512, 1 << 12);
+  rig r({{ram}}, small_cache(4096, 4));
+  const auto a = r.cache->map<std::uint32_t>({.name = "s", .nsid = 1, .start_lba = 0, .count = 4096});
+  a.store(5, 77u);
+  EXPECT_NO_THROW(r.cache->flush(nullptr));
+  EXPECT_NO_THROW(r.cache->check(nullptr));
+  EXPECT_EQ(r.cache->stats(0, nullptr).counts.accesses, 1u);
+  std::array<std::uint32_t, 128> block{};
+  ram->read(0, 1, reinterpret_cast<std::byte*>(block.data()));
+  EXPECT_EQ(block[5], 77u) << "flush(nullptr) wrote the store back";
+#if !BAM_WITH_CUDA_RUNTIME
+  const auto other = reinterpret_cast<stream_handle>(std::uintptr_t{1});
+  for (const auto& op : std::vector<std::function<void()>>{[&] { r.cache->check(other); },
+                                                          [&] { r.cache->flush(other); },
+                                                          [&] { (void)r.cache->total_stats(other); },
+                                                          [&] { r.cache->reset_stats(other); }}) {
+    try {
+      op();
+      ADD_FAILURE() << "a CUDA stream was taken by a build without the CUDA runtime";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA stream"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(r.cache->total_stats().counts.accesses, 1u) << "the refused reset_stats changed nothing";
+#endif
 }
 
 TEST(Array, WithStatisticsOffReadsAreRightAndNothingIsCounted) {
