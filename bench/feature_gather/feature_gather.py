@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/feature_gather: GNN feature gathering from features larger than the cache.
 
-Node features of a synthetic power-law graph (N nodes x D float32), mini-batches of node ids from
+Node features of a synthetic power-law graph (N nodes x D float32; out-degrees Pareto, neighbours
+drawn from a Zipf law over the nodes), mini-batches of node ids from
 a seeded GPU neighbour sampler over the graph's CSR (fan-out 15-10-5, 1024 seeds; each layer
 samples with replacement from the unique frontier), and the rows of each batch gathered to the
 GPU by:
@@ -40,19 +41,24 @@ def feature_rows(ids, dim):
     return (h >> 8).to(torch.float32)
 
 
-def power_law_csr(n, avg_degree, gen):
-    """Degrees from a Pareto law (alpha 1.5), neighbours drawn with density ~ x^(-1/2) over the ids
-    (low ids are hubs): int64 row pointers and int32 column ids on the GPU."""
+def power_law_csr(n, avg_degree, skew, gen):
+    """Out-degrees from a Pareto law (alpha 1.5, mean about avg_degree); each neighbour drawn with
+    probability ~ rank^-skew (a Zipf law: skew 0.91 is an in-degree power law of exponent 2.1, as
+    in web and social graphs), ranks scattered over the ids by a multiplicative hash so that hot
+    nodes are not neighbours in the file. int64 row pointers, int32 column ids, on the GPU."""
     xm = avg_degree / 3.0
     u = torch.rand(n, device="cuda", generator=gen).clamp_min_(1e-9)
     degree = torch.clamp((xm / u.pow(1 / 1.5)).floor_(), 1, 10_000).to(torch.int64)
     rowptr = torch.zeros(n + 1, dtype=torch.int64, device="cuda")
     torch.cumsum(degree, 0, out=rowptr[1:])
     col = torch.empty(int(rowptr[-1]), dtype=torch.int32, device="cuda")
-    step = 1 << 27
+    e = 1.0 - skew  # inverse of the continuous Zipf CDF over ranks [1, n]
+    top = float(n) ** e - 1.0
+    step = 1 << 26
     for first in range(0, col.numel(), step):
-        r = torch.rand(min(step, col.numel() - first), device="cuda", generator=gen)
-        col[first:first + r.numel()] = (r.pow_(2.0) * n).to(torch.int32).clamp_(0, n - 1)
+        r = torch.rand(min(step, col.numel() - first), device="cuda", generator=gen, dtype=torch.float64)
+        rank = (1.0 + r * top).pow_(1.0 / e).to(torch.int64).clamp_(1, n) - 1
+        col[first:first + r.numel()] = ((rank * 2654435761) % n).to(torch.int32)
     return rowptr, col
 
 
@@ -114,6 +120,8 @@ def main():
     p.add_argument("--nodes", type=int, default=50_000_000)
     p.add_argument("--dim", type=int, default=128)
     p.add_argument("--avg-degree", type=int, default=10)
+    p.add_argument("--skew", type=float, default=0.91,
+                   help="Zipf exponent of the neighbour choice (0.91: in-degree power law of exponent 2.1)")
     p.add_argument("--seeds", type=int, default=1024)
     p.add_argument("--fanouts", default="15,10,5")
     p.add_argument("--batches", type=int, default=10, help="timed batches per in-memory method")
@@ -139,7 +147,7 @@ def main():
     # ---- the graph and the batches (the same for every method) ----
     gen = torch.Generator(device="cuda").manual_seed(7)
     t0 = time.perf_counter()
-    rowptr, col = power_law_csr(n, args.avg_degree, gen)
+    rowptr, col = power_law_csr(n, args.avg_degree, args.skew, gen)
     batches = [sample(rowptr, col, torch.randint(0, n, (args.seeds,), device="cuda", generator=gen), fanouts, gen)
                for _ in range(args.warmup + args.batches)]
     del rowptr, col
