@@ -107,6 +107,10 @@ nlohmann::json row_store::headline() const {
       if (std::string(peer) == "vram") h[graph + "_" + algo + "_bam_over_vram"] = bam / p;
       else h[ratio + "_over_bam"] = p / bam;
     }
+    const double resident = ms_of("in-memory", graph, algo, "resident");
+    const double vram = ms_of("in-memory", graph, algo, "vram");
+    if (resident > 0) h[key + "_resident"] = resident;
+    if (resident > 0 && vram > 0) h[graph + "_" + algo + "_resident_over_vram"] = resident / vram;
     if (doc_["tables"].contains("drives")) {
       for (const auto& r : doc_["tables"]["drives"]) {
         if (r["graph"] != graph || r["algorithm"] != algo) continue;
@@ -115,7 +119,13 @@ nlohmann::json row_store::headline() const {
       }
     }
   }
-  h["targets"] = "cache = 1/8 of the edge data; BFS and CC: zero_copy_over_bam >= 2 and cpu_over_bam > 1; "
+  double max_amplification = 0;
+  for (const auto& r : doc_["tables"]["in-memory"])
+    if (r["system"] == "bam" && r.value("verified", false))
+      max_amplification = std::max(max_amplification, r.value("io_amplification", 0.0));
+  if (max_amplification > 0) h["max_io_amplification"] = max_amplification;
+  h["targets"] = "resident (cache = all the data, warm): resident_over_vram <= 1.5 (PageRank 1.25); "
+                 "cache = 1/8 of the edge data: max_io_amplification <= 2; BFS and CC: zero_copy_over_bam >= 2 and cpu_over_bam > 1; "
                  "PageRank: zero_copy_over_bam > 1 and cpu_over_bam > 1; all: bam_over_vram <= 2 and "
                  "uvm_over_bam >= 10";
   if (!unverified.empty()) h["unverified"] = unverified;
