@@ -5,6 +5,7 @@
 // cache hit rate; JSON summary and an optional recall-vs-QPS plot.
 #include "apps/bam-knn/common.hpp"
 #include "apps/common/gpu_query.hpp"
+#include "apps/common/python_script.hpp"
 #include "apps/vector/bam_store.hpp"
 #include "apps/vector/cpu_search.hpp"
 #include "apps/vector/formats.hpp"
@@ -33,8 +34,8 @@ cached_vectors map_vectors(vec::bam_store& store, vec::scalar_type t) {
 
 /// Runs `plot_curve.py summary.json out.png`; throws when it fails.
 void plot(const std::string& json, const std::string& png) {
-  const std::string cmd = "python3 '" BAM_KNN_PLOT_SCRIPT "' '" + json + "' '" + png + "'";
-  if (std::system(cmd.c_str()) != 0) throw bam::error("plotting failed: " + cmd);
+  if (apps::run_python_script("plot_curve.py", {json, png}) != 0)
+    throw bam::error("plotting failed: " + apps::python_command("plot_curve.py", {json, png}));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "bench/vector_search/peers.hpp"
 #include "bench/vector_search/series.hpp"
 
+#include "apps/common/python_script.hpp"
 #include "apps/vector/bam_store.hpp"
 #include "apps/vector/formats.hpp"
 #include "apps/vector/generator.hpp"
@@ -323,9 +324,8 @@ int main(int argc, char** argv) {
     const std::string json = rep.write(c.results);
     std::printf("wrote %s\n", json.c_str());
     const std::string png = json.substr(0, json.size() - 5) + ".png";
-    const std::string cmd = "python3 '" BAM_VECTOR_PLOT_SCRIPT "' '" + json + "' '" + png + "'";
-    if (std::system(cmd.c_str()) == 0) std::printf("wrote %s\n", png.c_str());
-    else std::fprintf(stderr, "plot failed: %s\n", cmd.c_str());
+    if (apps::run_python_script("plot_curve.py", {json, png}) == 0) std::printf("wrote %s\n", png.c_str());
+    else std::fprintf(stderr, "plot failed: %s\n", apps::python_command("plot_curve.py", {json, png}).c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vector_search: %s\n", e.what());

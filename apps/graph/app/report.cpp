@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "apps/graph/app/report.hpp"
 
+#include "apps/common/python_script.hpp"
+
 #include <bam/error.hpp>
 
 #include <fmt/format.h>
@@ -9,7 +11,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sys/wait.h>
 
 namespace bam::graph::app {
 
@@ -133,10 +134,9 @@ void run_report::write_json(const std::string& path) const {
 }
 
 void plot_profile(const std::string& json, const std::string& png) {
-  const std::string cmd = "python3 '" BAM_GRAPH_PLOT_SCRIPT "' '" + json + "' '" + png + "'";
-  const int status = std::system(cmd.c_str());
-  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == plot_skipped) return;  // the script said why
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw bam::error("plotting failed: " + cmd);
+  const int status = apps::run_python_script("plot_profile.py", {json, png});
+  if (status == plot_skipped) return;  // the script said why
+  if (status != 0) throw bam::error("plotting failed: " + apps::python_command("plot_profile.py", {json, png}));
 }
 
 }  // namespace bam::graph::app
