@@ -174,9 +174,8 @@ class cache_acquire : protected cache_fill<Backend, Scope> {
   }
 
   /// Gives up a first-pass pin before waiting at the gate (the lanes ask again).
-  BAM_HD void drop_first_pass_pin(page_pin& mine) const {
+  BAM_HD void drop_first_pass_pin(const page_pin& mine) const {
     if (mine.holds_pin) slots_.unpin(mine.slot);
-    mine.holds_pin = false;
   }
 
   /// Leader: serves the `requests` lanes wanting `key` and counts what happened.
