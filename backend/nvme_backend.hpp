@@ -168,24 +168,14 @@ class nvme_backend {
   /// service (waiting, until `deadline_ns`, while every pair of a controller is recovering).
   BAM_HD status flush_namespace(std::uint32_t nsid, std::uint64_t deadline_ns) const {
     detail::backoff wait;
-    for (std::uint32_t c = 0; c < s_.queues.controllers();) {
-      const std::uint32_t pair = s_.queues.enter(c, detail::worker_id());
-      queues::completion_result r{status::queue_failed, {}, 0};
-      if (pair != queues::queue_set_ref<>::no_pair) {
-        const auto& qp = s_.queues.at(pair);
-        r = qp.execute(nvme::make_flush(nsid), s_.command_timeout_ns);
-        if (r.status != status::ok && r.status != status::queue_failed) {
-          fail(r.status, r.nvme_status, c, qp.qid(), 0, nvme::make_flush(nsid), 0, 0);
-        }
-        qp.leave();
-      }
-      if (r.status == status::ok) {
-        ++c;
-      } else if (r.status != status::queue_failed || detail::now_ns() > deadline_ns) {
-        return r.status;
-      } else {
-        wait();
-      }
+    for (std::uint32_t c = 0; c < s_.queues.controllers(); ++c) {
+      status st = status::queue_failed;
+      const auto sent = [&] {
+        st = flush_on(c, nsid);
+        return st != status::queue_failed;
+      };
+      if (!sent()) retry_until(deadline_ns, wait, sent);
+      if (st != status::ok) return st;
     }
     return status::ok;
   }
@@ -198,14 +188,14 @@ class nvme_backend {
   /// Enters a pair of `controller` in service; while every pair is being recovered, waits for
   /// one, bounded by recovery_bound_ns(). @return the pair, or no_pair after the bound.
   BAM_HD std::uint32_t enter_pair(std::uint32_t controller) const {
-    std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
-    if (pair != queues::queue_set_ref<>::no_pair) return pair;
-    const std::uint64_t limit = detail::now_ns() + recovery_bound_ns();
-    detail::backoff wait;
-    do {
-      wait();
+    std::uint32_t pair = 0;
+    const auto entered = [&] {
       pair = s_.queues.enter(controller, detail::worker_id());
-    } while (pair == queues::queue_set_ref<>::no_pair && detail::now_ns() < limit);
+      return pair != queues::queue_set_ref<>::no_pair;
+    };
+    if (entered()) return pair;
+    detail::backoff wait;
+    retry_until(detail::now_ns() + recovery_bound_ns(), wait, entered);
     return pair;
   }
 
@@ -213,11 +203,41 @@ class nvme_backend {
   /// helping re-created pairs back into service (the caller has left the pair).
   BAM_HD void await_recovery(const queues::queue_pair_ref<>& qp, std::uint32_t controller, std::uint32_t epoch) const {
     const std::uint64_t limit = detail::now_ns() + recovery_bound_ns();
-    detail::backoff wait(1024, 65536);
-    while (qp.epoch() == epoch && detail::now_ns() < limit) {
+    const auto recovered = [&] {
+      if (qp.epoch() != epoch) return true;
       s_.queues.heal(controller);
+      return false;
+    };
+    detail::backoff wait(1024, 65536);
+    if (!recovered()) retry_until(limit, wait, recovered);
+  }
+
+  /**
+   * @brief The bounded wait of enter_pair, await_recovery and flush_namespace, after a first
+   * try failed: while `limit_ns` has not passed, backs off and tries again.
+   * @return whether a try succeeded
+   */
+  template <class Try>
+  BAM_HD static bool retry_until(std::uint64_t limit_ns, detail::backoff& wait, Try again) {
+    while (detail::now_ns() < limit_ns) {
       wait();
+      if (again()) return true;
     }
+    return false;
+  }
+
+  /// One NVMe Flush of `nsid` on a pair of `controller` in service, its failure recorded;
+  /// queue_failed, not recorded, when no pair was in service or the pair left service.
+  BAM_HD status flush_on(std::uint32_t controller, std::uint32_t nsid) const {
+    const std::uint32_t pair = s_.queues.enter(controller, detail::worker_id());
+    if (pair == queues::queue_set_ref<>::no_pair) return status::queue_failed;
+    const auto& qp = s_.queues.at(pair);
+    const queues::completion_result r = qp.execute(nvme::make_flush(nsid), s_.command_timeout_ns);
+    if (r.status != status::ok && r.status != status::queue_failed) {
+      fail(r.status, r.nvme_status, controller, qp.qid(), 0, nvme::make_flush(nsid), 0, 0);
+    }
+    qp.leave();
+    return r.status;
   }
 
   BAM_HD std::uint32_t controller_of(const cache::page_key& key) const {

@@ -23,8 +23,10 @@ namespace {
 constexpr std::uint64_t seed = 42;
 
 /// Each thread reads `per_thread` elements from anywhere in the array and counts the values that
-/// are not what the synthetic namespace holds. The array is passed by value: it is a view.
-__global__ void read_random(bam::array<std::uint64_t> a, std::uint32_t per_thread, unsigned long long* wrong) {
+/// are not what the synthetic namespace holds. The array is passed by value: it is a view, here
+/// the read-only one (`a.store(i, x)` would not compile in this kernel).
+__global__ void read_random(bam::read_only_array<std::uint64_t> a, std::uint32_t per_thread,
+                            unsigned long long* wrong) {
   const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
   unsigned long long bad = 0;
   for (std::uint32_t k = 0; k < per_thread; ++k) {
@@ -59,7 +61,7 @@ int main() try {
   const std::unique_ptr<unsigned long long, decltype(&cudaFree)> owner(wrong, &cudaFree);
   *wrong = 0;
   constexpr std::uint32_t per_thread = 16;
-  read_random<<<4 * sms, 256>>>(a, per_thread, wrong);
+  read_random<<<4 * sms, 256>>>(a.read_only(), per_thread, wrong);
   BAM_CUDA_TRY(cudaGetLastError());
   BAM_CUDA_TRY(cudaDeviceSynchronize());
 

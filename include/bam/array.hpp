@@ -3,7 +3,8 @@
 // through the page cache: `T x = a[i]` reads, `a.store(i, x)` writes (the page becomes dirty),
 // `a.fetch_add(i, x)` updates atomically, `a.pin_page(g, i)` keeps one page for many reads,
 // `a.read_range(g, first, n, dst)` reads a span cooperatively, and `a.prefetch(g, first, n)`
-// puts the reads of a span's missing pages in flight ahead of use.
+// puts the reads of a span's missing pages in flight ahead of use. `a.read_only()` is the same
+// view without stores (bam::read_only_array<T>), for kernels that only read.
 #pragma once
 
 #include <bam/config.hpp>
@@ -57,27 +58,30 @@ class pinned_page {
 };
 
 /**
- * @brief A typed view of a mapped range, passed to kernels by value.
+ * @brief A typed, read-only view of a mapped range, passed to kernels by value: the reads of
+ * basic_array and nothing that writes (cuCollections' ref built with its find operations only).
  *
  * Element i lives on page i / elems_per_page() at byte (i % elems_per_page()) * sizeof(T);
  * elements never straddle pages. Failed accesses (out-of-range index, NVMe error, timeout)
  * return T{} and are recorded in the owning page_cache's error slot; page_cache::check() turns
- * the first into an exception after the kernel.
+ * the first into an exception after the kernel. Obtained from an array with
+ * basic_array::read_only() (or by conversion); it reads the same cache as the array, so it sees
+ * the array's stores.
  *
  * @tparam T trivially copyable element type whose size divides the page size
  * @note Calls without a group argument are collective over the calling warp's active lanes on
  * the GPU (they coalesce lanes that want the same page) and single-lane on the host.
  */
 template <class T, class Backend = nvme_backend>
-class basic_array {
+class basic_read_only_array {
   static_assert(std::is_trivially_copyable_v<T>, "bam::array elements must be trivially copyable");
 
  public:
   using value_type = T;
   using cache_type = cache::cache_ref<Backend>;
 
-  basic_array() = default;
-  BAM_HD basic_array(cache_type cache, std::uint32_t range, std::uint64_t size, device_error* errors)
+  basic_read_only_array() = default;
+  BAM_HD basic_read_only_array(cache_type cache, std::uint32_t range, std::uint64_t size, device_error* errors)
       : cache_(cache), errors_(errors), size_(size), range_(range),
         per_page_(std::uint32_t(cache.page_bytes() / sizeof(T))) {}
 
@@ -95,43 +99,12 @@ class basic_array {
     (void)load(g, i, v);
     return v;
   }
-  /// Writes element `i`; its page is written back on eviction or page_cache::flush().
-  BAM_HD void store(std::uint64_t i, const T& v) const {
-    auto g = current_group();
-    (void)store(g, i, v);
-  }
-  /// Atomically adds `v` to element `i` (device-scope atomic on the cached copy); returns the
-  /// old value. Concurrent fetch_adds of any lanes combine; the page becomes dirty.
-  BAM_HD T fetch_add(std::uint64_t i, T v) const
-    requires std::is_integral_v<T> || std::is_floating_point_v<T>
-  {
-    auto g = current_group();
-    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
-    const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::write);
-    T old{};
-    if (pin.result == status::ok) {
-      T* p = reinterpret_cast<T*>(pin.data) + i % per_page_;
-      old = cuda::atomic_ref<T, cuda::thread_scope_device>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
-    } else {
-      report(pin.result, i);
-    }
-    cache_.release(g, pin);
-    return old;
-  }
 
   /// Reads element `i` as a member of group `g` (collective); returns the status.
   template <lane_group Group>
   BAM_HD status load(Group& g, std::uint64_t i, T& out) const {
     const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
     const status st = cache_.load(g, key(page), (i % per_page_) * sizeof(T), out);
-    if (st != status::ok) report(st, i);
-    return st;
-  }
-  /// Writes element `i` as a member of group `g` (collective); returns the status.
-  template <lane_group Group>
-  BAM_HD status store(Group& g, std::uint64_t i, const T& v) const {
-    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
-    const status st = cache_.store(g, key(page), (i % per_page_) * sizeof(T), v);
     if (st != status::ok) report(st, i);
     return st;
   }
@@ -194,7 +167,7 @@ class basic_array {
     return result;
   }
 
- private:
+ protected:
   BAM_HD static auto current_group() {
 #if defined(__CUDA_ARCH__)
     return warp_group{};
@@ -224,10 +197,76 @@ class basic_array {
   std::uint32_t per_page_ = 0;
 };
 
+/**
+ * @brief A typed view of a mapped range, passed to kernels by value: the reads of
+ * basic_read_only_array, plus stores and atomic updates.
+ *
+ * A kernel that only reads can take `a.read_only()` (or the array itself, converted), so that
+ * a store in it does not compile.
+ *
+ * @tparam T trivially copyable element type whose size divides the page size
+ * @note Calls without a group argument are collective over the calling warp's active lanes on
+ * the GPU and single-lane on the host, as the reads are.
+ */
+template <class T, class Backend = nvme_backend>
+class basic_array : public basic_read_only_array<T, Backend> {
+  using reads = basic_read_only_array<T, Backend>;
+  using reads::cache_, reads::checked, reads::current_group, reads::invalid_page, reads::key, reads::per_page_,
+      reads::report;
+
+ public:
+  using typename reads::cache_type;
+  using typename reads::value_type;
+
+  basic_array() = default;
+  using reads::reads;
+
+  /// The read-only view of the same range (kernels that must not write take this).
+  [[nodiscard]] BAM_HD reads read_only() const { return *this; }
+
+  /// Writes element `i`; its page is written back on eviction or page_cache::flush().
+  BAM_HD void store(std::uint64_t i, const T& v) const {
+    auto g = current_group();
+    (void)store(g, i, v);
+  }
+  /// Atomically adds `v` to element `i` (device-scope atomic on the cached copy); returns the
+  /// old value. Concurrent fetch_adds of any lanes combine; the page becomes dirty.
+  BAM_HD T fetch_add(std::uint64_t i, T v) const
+    requires std::is_integral_v<T> || std::is_floating_point_v<T>
+  {
+    auto g = current_group();
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const cache::page_pin pin = cache_.acquire(g, key(page), cache::access_mode::write);
+    T old{};
+    if (pin.result == status::ok) {
+      T* p = reinterpret_cast<T*>(pin.data) + i % per_page_;
+      old = cuda::atomic_ref<T, cuda::thread_scope_device>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
+    } else {
+      report(pin.result, i);
+    }
+    cache_.release(g, pin);
+    return old;
+  }
+
+  /// Writes element `i` as a member of group `g` (collective); returns the status.
+  template <lane_group Group>
+  BAM_HD status store(Group& g, std::uint64_t i, const T& v) const {
+    const std::uint64_t page = checked(i) ? i / per_page_ : invalid_page();
+    const status st = cache_.store(g, key(page), (i % per_page_) * sizeof(T), v);
+    if (st != status::ok) report(st, i);
+    return st;
+  }
+};
+
 /// The flagship view over the NVMe backend.
 template <class T>
 using array = basic_array<T>;
 
+/// The read-only view over the NVMe backend (array<T>::read_only()).
+template <class T>
+using read_only_array = basic_read_only_array<T>;
+
 static_assert(std::is_trivially_copyable_v<array<std::uint64_t>>);
+static_assert(std::is_trivially_copyable_v<read_only_array<std::uint64_t>>);
 
 }  // namespace bam
