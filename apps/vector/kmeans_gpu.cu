@@ -9,6 +9,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
 #include <numeric>
@@ -21,7 +22,10 @@ namespace {
 /// Rows scored against all centroids at once: the score matrix stays under 512 MiB.
 std::uint64_t chunk_rows(std::uint32_t k) { return std::max<std::uint64_t>(1024, (std::uint64_t{128} << 20) / k); }
 
+/// Blocks of 8 warps, one row each.
 __global__ void norms_kernel(const float* rows, std::uint64_t n, std::uint32_t d, float* norms) {
+  using warp_sum = cub::WarpReduce<float>;
+  __shared__ typename warp_sum::TempStorage storage[8];
   const std::uint64_t row = blockIdx.x * 8ull + threadIdx.x / 32;
   if (row >= n) return;
   float s = 0;
@@ -29,7 +33,7 @@ __global__ void norms_kernel(const float* rows, std::uint64_t n, std::uint32_t d
     const float v = rows[row * d + j];
     s += v * v;
   }
-  for (unsigned o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+  s = warp_sum(storage[threadIdx.x / 32]).Sum(s);  // valid in lane 0
   if (threadIdx.x % 32 == 0) norms[row] = s;
 }
 

@@ -13,6 +13,8 @@
 #include <bam/error.hpp>
 #include <bam/gpu/warp_group.cuh>
 
+#include <cub/warp/warp_reduce.cuh>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -20,15 +22,13 @@ namespace bam::graph::gpu {
 
 namespace kernels {
 
-/// Adds every lane's totals into *out: a warp sum, then one atomic per field from lane 0.
-/// @pre all 32 lanes of the warp call it (blocks are whole warps).
+/// Adds every lane's totals into *out: a warp sum (valid in lane 0), then one atomic per field
+/// from lane 0.
+/// @pre all 32 lanes of the warp call it (blocks are whole warps, at most 1024 threads).
 __device__ inline void add_totals(step_totals t, step_totals* out) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    t.edges += __shfl_down_sync(0xffffffffu, t.edges, offset);
-    t.vertices += __shfl_down_sync(0xffffffffu, t.vertices, offset);
-    t.degrees += __shfl_down_sync(0xffffffffu, t.degrees, offset);
-    t.change += __shfl_down_sync(0xffffffffu, t.change, offset);
-  }
+  using warp_sum = cub::WarpReduce<step_totals>;
+  __shared__ typename warp_sum::TempStorage storage[1024 / 32];
+  t = warp_sum(storage[threadIdx.x / 32]).Sum(t);
   if (threadIdx.x % 32 == 0) {
     if (t.edges) atomicAdd(reinterpret_cast<unsigned long long*>(&out->edges), t.edges);
     if (t.vertices) atomicAdd(reinterpret_cast<unsigned long long*>(&out->vertices), t.vertices);
