@@ -74,9 +74,9 @@ search_results exact_search(const list_source& src, std::uint64_t rows, std::uin
   batch = std::min<std::uint64_t>(batch, queries.rows);
   const std::uint64_t tile = std::min(tile_rows, rows);
   blas b;
-  apps::device_buffer<float> q(batch * dim), qnorm(batch), t(tile * dim), tnorm(tile), scores(batch * tile);
-  apps::device_buffer<float> key_a(batch * k), key_b(batch * k), out_dist(batch * k);
-  apps::device_buffer<std::int64_t> id_a(batch * k), id_b(batch * k), out_ids(batch * k), dev_ids(ids.size());
+  host::cuda_buffer<float> q(batch * dim), qnorm(batch), t(tile * dim), tnorm(tile), scores(batch * tile);
+  host::cuda_buffer<float> key_a(batch * k), key_b(batch * k), out_dist(batch * k);
+  host::cuda_buffer<std::int64_t> id_a(batch * k), id_b(batch * k), out_ids(batch * k), dev_ids(ids.size());
   if (!ids.empty()) dev_ids.upload(ids);
 
   search_results out(queries.rows, k);

@@ -123,9 +123,9 @@ class gpu_kmeans final : public kmeans_engine {
   std::uint64_t n_;
   std::uint32_t d_;
   blas blas_;
-  apps::device_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
-  apps::device_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
-  apps::device_buffer<std::byte> temp_;
+  host::cuda_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
+  host::cuda_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
+  host::cuda_buffer<std::byte> temp_;
 };
 
 class gpu_assigner final : public assigner {
@@ -155,8 +155,8 @@ class gpu_assigner final : public assigner {
   std::uint32_t k_, d_;
   metric m_;
   blas blas_;
-  apps::device_buffer<float> c_, cnorm_, x_, scores_, keys_;
-  apps::device_buffer<std::uint32_t> labels_;
+  host::cuda_buffer<float> c_, cnorm_, x_, scores_, keys_;
+  host::cuda_buffer<std::uint32_t> labels_;
 };
 
 }  // namespace

@@ -7,11 +7,11 @@
 
 #include "apps/graph/gpu/runners.hpp"
 #include "apps/graph/gpu/step_support.hpp"
-#include "apps/common/device_buffer.cuh"
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
 #include <bam/gpu/warp_group.cuh>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 #include <cub/warp/warp_reduce.cuh>
 
@@ -76,7 +76,7 @@ __global__ void lane_items(std::uint64_t n, Step step, step_totals* out) {
 class gpu_executor {
  public:
   template <class T>
-  using buffer = apps::device_buffer<T>;
+  using buffer = host::cuda_buffer<T>;
 
   /**
    * @param slots the cache's slots when the graph is read through it (0: plain memory)
@@ -143,7 +143,7 @@ class gpu_executor {
   std::uint64_t max_warps_;
   std::uint64_t slots_;
   int sms_ = 0;
-  apps::device_buffer<step_totals> totals_;
+  host::cuda_buffer<step_totals> totals_;
 };
 
 }  // namespace bam::graph::gpu
