@@ -2,6 +2,7 @@
 #include "apps/bam-demo/workload.hpp"
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 namespace bam::demo {
 
@@ -19,20 +20,13 @@ __global__ void step_kernel(demo_arrays a, step_plan p, step_totals* out) {
 }  // namespace
 
 step_totals run_gpu_step(const demo_arrays& a, const step_plan& p) {
-  step_totals* out = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&out, sizeof *out));
+  host::cuda_buffer<step_totals> out(1);
+  out.zero();
+  constexpr unsigned block = 256;
+  step_kernel<<<unsigned((p.workers + block - 1) / block), block>>>(a, p, out.data());
+  BAM_CUDA_TRY(cudaGetLastError());
   step_totals t;
-  try {
-    BAM_CUDA_TRY(cudaMemset(out, 0, sizeof *out));
-    constexpr unsigned block = 256;
-    step_kernel<<<unsigned((p.workers + block - 1) / block), block>>>(a, p, out);
-    BAM_CUDA_TRY(cudaGetLastError());
-    BAM_CUDA_TRY(cudaMemcpy(&t, out, sizeof t, cudaMemcpyDeviceToHost));
-  } catch (...) {
-    cudaFree(out);
-    throw;
-  }
-  cudaFree(out);
+  out.download({&t, 1});
   return t;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "apps/common/mapped_file.hpp"
 
-#include "apps/common/errno_error.hpp"
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,7 +16,7 @@ namespace bam::apps {
 
 namespace {
 [[noreturn]] void fail(const std::filesystem::path& path, const char* what) {
-  throw_errno(path.string() + ": " + what, errno);
+  host::throw_errno(path.string(), what, errno);
 }
 
 /// Maps `fd` (closed before returning) for `size` bytes; an empty file maps to nothing.

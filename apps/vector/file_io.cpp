@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "apps/vector/file_io.hpp"
 
-#include "apps/common/errno_error.hpp"
-
 #include <bam/error.hpp>
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <cerrno>
 #include <fstream>
@@ -12,7 +11,7 @@ namespace bam::vec {
 
 namespace {
 [[noreturn]] void fail(const std::string& path, const char* what) {
-  apps::throw_errno(path + ": " + what, errno);
+  host::throw_errno(path, what, errno);
 }
 }  // namespace
 

@@ -10,6 +10,8 @@
 
 #include <bam/gpu/warp_group.cuh>
 
+#include <cub/warp/warp_reduce.cuh>
+
 #include <algorithm>
 #include <chrono>
 
@@ -25,6 +27,8 @@ template <class T, class Store>
 __global__ void __launch_bounds__(tile_warps * 32) load_tile(Store store, std::uint64_t first, std::uint32_t n,
                                                               std::uint32_t dim, float* tile, float* norms) {
   extern __shared__ __align__(16) unsigned char smem[];
+  using warp_sum = cub::WarpReduce<float>;
+  __shared__ typename warp_sum::TempStorage sum_storage[tile_warps];
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   T* row = reinterpret_cast<T*>(smem) + std::size_t(warp) * dim;
   bam::warp_group g;
@@ -37,7 +41,7 @@ __global__ void __launch_bounds__(tile_warps * 32) load_tile(Store store, std::u
       tile[std::uint64_t(r) * dim + j] = x;
       s = fmaf(x, x, s);
     }
-    for (unsigned o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, int(o));
+    s = warp_sum(sum_storage[warp]).Sum(s);  // valid in lane 0
     if (lane == 0) norms[r] = s;
     __syncwarp();
   }
@@ -70,9 +74,9 @@ search_results exact_search(const list_source& src, std::uint64_t rows, std::uin
   batch = std::min<std::uint64_t>(batch, queries.rows);
   const std::uint64_t tile = std::min(tile_rows, rows);
   blas b;
-  apps::device_buffer<float> q(batch * dim), qnorm(batch), t(tile * dim), tnorm(tile), scores(batch * tile);
-  apps::device_buffer<float> key_a(batch * k), key_b(batch * k), out_dist(batch * k);
-  apps::device_buffer<std::int64_t> id_a(batch * k), id_b(batch * k), out_ids(batch * k), dev_ids(ids.size());
+  host::cuda_buffer<float> q(batch * dim), qnorm(batch), t(tile * dim), tnorm(tile), scores(batch * tile);
+  host::cuda_buffer<float> key_a(batch * k), key_b(batch * k), out_dist(batch * k);
+  host::cuda_buffer<std::int64_t> id_a(batch * k), id_b(batch * k), out_ids(batch * k), dev_ids(ids.size());
   if (!ids.empty()) dev_ids.upload(ids);
 
   search_results out(queries.rows, k);

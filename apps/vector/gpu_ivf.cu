@@ -67,12 +67,12 @@ std::uint32_t look_ahead_pages(const search_options& o, const list_source& src, 
 
 struct ivf_searcher::state {
   blas blas;
-  apps::device_buffer<float> centroids, cnorm, queries, scores, probe_key, cand_key, out_dist;
-  apps::device_buffer<std::uint64_t> offsets;
-  apps::device_buffer<std::int64_t> ids, probes, cand_row, out_ids;
-  apps::device_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
-  apps::device_buffer<std::uint32_t> counters{2};  ///< the scan's work-item and look-ahead chunk counters
-  apps::device_buffer<std::byte> temp;
+  host::cuda_buffer<float> centroids, cnorm, queries, scores, probe_key, cand_key, out_dist;
+  host::cuda_buffer<std::uint64_t> offsets;
+  host::cuda_buffer<std::int64_t> ids, probes, cand_row, out_ids;
+  host::cuda_buffer<std::uint32_t> counts, chunks, pair_begin, chunk_begin, cursor, pair_slot;
+  host::cuda_buffer<std::uint32_t> counters{2};  ///< the scan's work-item and look-ahead chunk counters
+  host::cuda_buffer<std::byte> temp;
   std::uint64_t batches = 0;
 
   /// ExclusiveSum of n values (CUB), temporary storage grown as needed.
@@ -89,16 +89,16 @@ ivf_searcher::ivf_searcher(const ivf_index& index) : index_(index), s_(std::make
                                                " exceeds the GPU search limit " + std::to_string(max_gpu_dim));
   BAM_EXPECTS(index.size() < (std::uint64_t{1} << 40), index.path() + ": too many vectors for the GPU searcher");
   const std::uint32_t nl = index.n_lists();
-  s_->centroids = apps::device_buffer<float>(index.centroids().size());
+  s_->centroids = host::cuda_buffer<float>(index.centroids().size());
   s_->centroids.upload(index.centroids());
-  s_->cnorm = apps::device_buffer<float>(nl);
+  s_->cnorm = host::cuda_buffer<float>(nl);
   row_norms(s_->centroids.data(), nl, index.dim(), s_->cnorm.data());
-  s_->offsets = apps::device_buffer<std::uint64_t>(nl + 1);
+  s_->offsets = host::cuda_buffer<std::uint64_t>(nl + 1);
   s_->offsets.upload(index.list_offsets());
-  s_->ids = apps::device_buffer<std::int64_t>(index.size());
+  s_->ids = host::cuda_buffer<std::int64_t>(index.size());
   s_->ids.upload(index.ids());
   for (auto* b : {&s_->counts, &s_->chunks, &s_->pair_begin, &s_->chunk_begin, &s_->cursor})
-    *b = apps::device_buffer<std::uint32_t>(nl + 1);
+    *b = host::cuda_buffer<std::uint32_t>(nl + 1);
 }
 
 ivf_searcher::~ivf_searcher() = default;

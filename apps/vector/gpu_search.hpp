@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// bam::vec::gpu: the GPU entry points, callable from plain C++ (no CUDA types here): k-means
+// bam::vec::gpu: the GPU entry points, callable from plain C++ (no CUDA types in the signatures): k-means
 // and assignment engines for build_ivf, the IVF searcher and exact search. The vectors a
 // search scans are a list_source: a VRAM copy, or a bam::array over the page cache.
 // Available when BAM_WITH_CUDA_RUNTIME is set.
@@ -11,6 +11,7 @@
 #include "apps/vector/search.hpp"
 
 #include <bam/array.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -33,17 +34,14 @@ class vram_vectors {
   explicit vram_vectors(const ivf_index& index);
   /// A float matrix.
   explicit vram_vectors(const matrix<float>& m);
-  ~vram_vectors();
-  vram_vectors(vram_vectors&&) noexcept;
-  vram_vectors& operator=(vram_vectors&&) noexcept;
 
-  [[nodiscard]] const void* data() const { return data_; }
+  [[nodiscard]] const void* data() const { return data_.data(); }
   [[nodiscard]] scalar_type scalar() const { return scalar_; }
   [[nodiscard]] std::uint64_t rows() const { return rows_; }
   [[nodiscard]] std::uint32_t dim() const { return dim_; }
 
  private:
-  void* data_ = nullptr;
+  host::cuda_buffer<std::byte> data_;
   scalar_type scalar_ = scalar_type::f32;
   std::uint64_t rows_ = 0;
   std::uint32_t dim_ = 0;

@@ -5,6 +5,10 @@
 
 #include <bam/gpu/warp_group.cuh>
 
+#include <cub/thread/thread_operators.cuh>
+#include <cub/util_type.cuh>
+#include <cub/warp/warp_reduce.cuh>
+
 namespace bam::vec::gpu {
 
 namespace {
@@ -17,6 +21,9 @@ __device__ float score_key(metric m, float score, const float* norms, std::uint3
 
 __global__ void argmin_kernel(const float* scores, std::uint64_t rows, std::uint32_t cols, const float* norms, metric m,
                               std::uint32_t* labels, float* keys) {
+  using labelled_key = cub::KeyValuePair<std::uint32_t, float>;
+  using warp_arg_min = cub::WarpReduce<labelled_key>;
+  __shared__ typename warp_arg_min::TempStorage storage[warps_per_block];
   const std::uint64_t row = blockIdx.x * std::uint64_t(warps_per_block) + threadIdx.x / 32;
   if (row >= rows) return;  // whole warps leave together
   const unsigned lane = threadIdx.x % 32;
@@ -29,17 +36,12 @@ __global__ void argmin_kernel(const float* scores, std::uint64_t rows, std::uint
       label = c;
     }
   }
-  for (unsigned s = 16; s > 0; s /= 2) {  // ties: the lower label wins
-    const float ok = __shfl_xor_sync(0xffffffffu, best, s);
-    const std::uint32_t ol = __shfl_xor_sync(0xffffffffu, label, s);
-    if (ok < best || (ok == best && ol < label)) {
-      best = ok;
-      label = ol;
-    }
-  }
-  if (lane == 0) {
-    labels[row] = label;
-    keys[row] = best;
+  // ArgMin: ties go to the lower label, so the result does not depend on the reduction order.
+  const labelled_key nearest =
+      warp_arg_min(storage[threadIdx.x / 32]).Reduce(labelled_key(label, best), cub::ArgMin{});
+  if (lane == 0) {  // the reduction is valid in lane 0
+    labels[row] = nearest.key;
+    keys[row] = nearest.value;
   }
 }
 

@@ -3,10 +3,9 @@
 // (row-major scores = A . B^T), for the vector-search kernels. nvcc only.
 #pragma once
 
-#include "apps/common/device_buffer.cuh"
-
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

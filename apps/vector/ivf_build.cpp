@@ -3,11 +3,10 @@
 
 #include "apps/vector/ivf_format.hpp"
 #include "apps/common/mapped_file.hpp"
-
-#include "apps/common/errno_error.hpp"
 #include "apps/common/parallel.hpp"
 
 #include <bam/error.hpp>
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -158,7 +157,7 @@ build_summary build_ivf(const vector_source& base, const std::string& path, cons
     throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    apps::throw_errno(path + ": cannot rename " + tmp + " into place", errno);
+    host::throw_errno(path, "cannot rename " + tmp + " into place", errno);
   s.seconds_write = since(t);
   return s;
 }

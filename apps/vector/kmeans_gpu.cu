@@ -9,6 +9,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
 #include <numeric>
@@ -21,7 +22,10 @@ namespace {
 /// Rows scored against all centroids at once: the score matrix stays under 512 MiB.
 std::uint64_t chunk_rows(std::uint32_t k) { return std::max<std::uint64_t>(1024, (std::uint64_t{128} << 20) / k); }
 
+/// Blocks of 8 warps, one row each.
 __global__ void norms_kernel(const float* rows, std::uint64_t n, std::uint32_t d, float* norms) {
+  using warp_sum = cub::WarpReduce<float>;
+  __shared__ typename warp_sum::TempStorage storage[8];
   const std::uint64_t row = blockIdx.x * 8ull + threadIdx.x / 32;
   if (row >= n) return;
   float s = 0;
@@ -29,7 +33,7 @@ __global__ void norms_kernel(const float* rows, std::uint64_t n, std::uint32_t d
     const float v = rows[row * d + j];
     s += v * v;
   }
-  for (unsigned o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+  s = warp_sum(storage[threadIdx.x / 32]).Sum(s);  // valid in lane 0
   if (threadIdx.x % 32 == 0) norms[row] = s;
 }
 
@@ -119,9 +123,9 @@ class gpu_kmeans final : public kmeans_engine {
   std::uint64_t n_;
   std::uint32_t d_;
   blas blas_;
-  apps::device_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
-  apps::device_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
-  apps::device_buffer<std::byte> temp_;
+  host::cuda_buffer<float> x_, xnorm_, c_, cnorm_, scores_, keys_, sums_;
+  host::cuda_buffer<std::uint32_t> labels_, sorted_labels_, members_, counts_, begin_;
+  host::cuda_buffer<std::byte> temp_;
 };
 
 class gpu_assigner final : public assigner {
@@ -151,8 +155,8 @@ class gpu_assigner final : public assigner {
   std::uint32_t k_, d_;
   metric m_;
   blas blas_;
-  apps::device_buffer<float> c_, cnorm_, x_, scores_, keys_;
-  apps::device_buffer<std::uint32_t> labels_;
+  host::cuda_buffer<float> c_, cnorm_, x_, scores_, keys_;
+  host::cuda_buffer<std::uint32_t> labels_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <bam/detail/gpu_seconds.hpp>
 #include <bam/host/emulator/emulated_system.hpp>
 #include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
 
@@ -117,13 +118,11 @@ struct timing {
 
 template <class Launch>
 timing timed(Launch launch) {
-  counts* c = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&c, sizeof *c));
-  BAM_CUDA_TRY(cudaMemset(c, 0, sizeof *c));
+  bam::host::cuda_buffer<counts> c(1);
+  c.zero();
   timing t;
-  t.seconds = bam::detail::gpu_seconds([&] { launch(c); });
-  BAM_CUDA_TRY(cudaMemcpy(&t.c, c, sizeof t.c, cudaMemcpyDeviceToHost));
-  cudaFree(c);
+  t.seconds = bam::detail::gpu_seconds([&] { launch(c.data()); });
+  c.download({&t.c, 1});
   return t;
 }
 
@@ -173,16 +172,13 @@ int main(int argc, char** argv) {
   std::printf("filling %llu GiB of data...\n", (unsigned long long)data_gib);
   std::fflush(stdout);
   auto ns = std::make_shared<bam::host::ram_store>(512, bytes / 512);
-  std::uint64_t* pinned = nullptr;
-  BAM_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&pinned), bytes, cudaHostAllocMapped));
-  bam::bench::fill_synthetic(*ns, seed, reinterpret_cast<std::byte*>(pinned));
-  std::uint64_t* vram = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&vram, bytes));
-  BAM_CUDA_TRY(cudaMemcpy(vram, pinned, bytes, cudaMemcpyHostToDevice));
+  const bam::host::cuda_buffer<std::uint64_t> pinned(n, bam::host::cuda_allocation::pinned);
+  bam::bench::fill_synthetic(*ns, seed, reinterpret_cast<std::byte*>(pinned.data()));
+  bam::host::cuda_buffer<std::uint64_t> vram(n);
+  vram.upload({pinned.data(), n});
   const auto zipf = zipf_indices(n, std::size_t(threads) * per_thread, 0.99);
-  std::uint64_t* zipf_dev = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&zipf_dev, zipf.size() * 8));
-  BAM_CUDA_TRY(cudaMemcpy(zipf_dev, zipf.data(), zipf.size() * 8, cudaMemcpyHostToDevice));
+  bam::host::cuda_buffer<std::uint64_t> zipf_dev(zipf.size());
+  zipf_dev.upload(zipf);
 
   auto row = [&](const std::string& table, const std::string& system, const std::string& pattern,
                  std::uint32_t page, const timing& t, nlohmann::json extra = nlohmann::json::object()) {
@@ -198,18 +194,18 @@ int main(int argc, char** argv) {
   };
 
   // Peers over the whole data.
-  const plain_view vram_view{vram, n}, pinned_view{pinned, n};
+  const plain_view vram_view{vram.data(), n}, pinned_view{pinned.data(), n};
   const double vram_random = row("peers", "vram", "uniform", 0,
                                  timed([&](counts* c) { random_reads<<<grid, block>>>(vram_view, nullptr, 1, per_thread, 1, c); }));
   const double vram_seq = row("peers", "vram", "sequential", 0,
                               timed([&](counts* c) { sequential_reads<<<grid, block>>>(vram_view, c); }));
   row("peers", "vram", "zipf", 0, timed([&](counts* c) {
-        random_reads<<<grid, block>>>(vram_view, zipf_dev, zipf.size(), per_thread, 0, c);
+        random_reads<<<grid, block>>>(vram_view, zipf_dev.data(), zipf.size(), per_thread, 0, c);
       }));
   row("peers", "zero-copy", "uniform", 0,
       timed([&](counts* c) { random_reads<<<grid, block>>>(pinned_view, nullptr, 1, per_thread, 2, c); }));
   row("peers", "zero-copy", "zipf", 0, timed([&](counts* c) {
-        random_reads<<<grid, block>>>(pinned_view, zipf_dev, zipf.size(), per_thread, 0, c);
+        random_reads<<<grid, block>>>(pinned_view, zipf_dev.data(), zipf.size(), per_thread, 0, c);
       }));
   // Unified Memory, first touch from the GPU: pages start on the host (never more managed memory
   // than the GPU has free), and every read touches a page no read touched before.
@@ -219,14 +215,12 @@ int main(int argc, char** argv) {
     std::size_t free_b = 0, total_b = 0;
     BAM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     const std::uint64_t uvm_bytes = std::min<std::uint64_t>(bytes, std::uint64_t(1) << (63 - __builtin_clzll(free_b / 2)));
-    std::uint64_t* managed = nullptr;
-    BAM_CUDA_TRY(cudaMallocManaged(&managed, uvm_bytes));
-    std::memcpy(managed, pinned, uvm_bytes);
-    const plain_view mv{managed, uvm_bytes / 8};
+    const bam::host::cuda_buffer<std::uint64_t> managed(uvm_bytes / 8, bam::host::cuda_allocation::managed);
+    std::memcpy(managed.data(), pinned.data(), uvm_bytes);
+    const plain_view mv{managed.data(), uvm_bytes / 8};
     uvm_first_touch = row("first-touch", "uvm", "distinct pages", 4096, timed([&](counts* c) {
                             first_touch<<<unsigned((touches + 255) / 256), 256>>>(mv, 512, uvm_bytes / 4096, touches, c);
                           }));
-    cudaFree(managed);
   }
 
   // bam over the emulated controller.
@@ -243,23 +237,19 @@ int main(int argc, char** argv) {
   {
     const auto& qs = sys.driver(0).io_queues();
     auto frames = sys.memory().allocate(qs.size() * so.queue_depth * 4096, bam::memory_kind::host, 4096);
-    bam::queues::queue_pair_ref<>* pairs = nullptr;
-    bam::bench::device_counters* dc = nullptr;
-    BAM_CUDA_TRY(cudaMalloc(&pairs, qs.size() * sizeof(qs[0])));
-    BAM_CUDA_TRY(cudaMemcpy(pairs, qs.data(), qs.size() * sizeof(qs[0]), cudaMemcpyHostToDevice));
-    BAM_CUDA_TRY(cudaMalloc(&dc, sizeof *dc));
-    BAM_CUDA_TRY(cudaMemset(dc, 0, sizeof *dc));
+    bam::host::cuda_buffer<bam::queues::queue_pair_ref<>> pairs(qs.size());
+    pairs.upload(qs);
+    bam::host::cuda_buffer<bam::bench::device_counters> dc(1);
+    dc.zero();
     timing t = timed([&](counts*) {
-      bam::bench::queue_read_kernel<<<prop.multiProcessorCount, 256>>>(pairs, std::uint32_t(qs.size()), frames.device(),
-                                                                       frames.bus_at(0), 4096, 512, bytes / 4096, seed,
-                                                                       64, 30'000'000'000ull, dc);
+      bam::bench::queue_read_kernel<<<prop.multiProcessorCount, 256>>>(
+          pairs.data(), std::uint32_t(qs.size()), frames.device(), frames.bus_at(0), 4096, 512, bytes / 4096, seed, 64,
+          30'000'000'000ull, dc.data());
     });
     bam::bench::device_counters h{};
-    BAM_CUDA_TRY(cudaMemcpy(&h, dc, sizeof h, cudaMemcpyDeviceToHost));
+    dc.download({&h, 1});
     t.c = counts{h.completed, h.mismatched_words + h.failed};
     raw_queue = row("queues", "bam queues (no cache)", "uniform", 4096, t);
-    cudaFree(dc);
-    cudaFree(pairs);
   }
 
   // 1. All hits: 1/8 of the data fits a cache of the same size; warm it, then read. Sequential
@@ -268,7 +258,7 @@ int main(int argc, char** argv) {
   double hit_random = 0, hit_random_4k_rate = 0, hit_seq = 0;
   std::uint32_t hit_seq_page = 0;
   nlohmann::json hit_ratios = nlohmann::json::object();
-  const plain_view vram_part{vram, n / 8};
+  const plain_view vram_part{vram.data(), n / 8};
   const double vram_part_random = row("hits", "vram", "uniform", 0, timed([&](counts* c) {
                                         random_reads<<<grid, block>>>(vram_part, nullptr, 1, per_thread, 4, c);
                                       }));
@@ -349,7 +339,7 @@ int main(int argc, char** argv) {
       cache.reset_stats();
       const bool uniform = pattern[0] == 'u';
       const timing t = timed([&](counts* c) {
-        random_reads<<<eighth_grid, block>>>(a, uniform ? nullptr : zipf_dev, zipf.size(), per_thread, 5, c);
+        random_reads<<<eighth_grid, block>>>(a, uniform ? nullptr : zipf_dev.data(), zipf.size(), per_thread, 5, c);
       });
       const auto s = cache.total_stats();
       const double rate = row("eighth", "bam", pattern, page, t,
@@ -381,8 +371,5 @@ int main(int argc, char** argv) {
                     {"bam_miss_4k_pages_per_s", miss_4k}};
   rep.print();
   std::printf("wrote %s\n", rep.write(results).c_str());
-  cudaFree(zipf_dev);
-  cudaFree(vram);
-  cudaFreeHost(pinned);
   return 0;
 }

@@ -3,10 +3,10 @@
 
 #include "apps/graph/error.hpp"
 #include "apps/graph/graph_builder.hpp"
-#include "apps/common/errno_error.hpp"
 #include "apps/common/parallel.hpp"
 
 #include <bam/error.hpp>
+#include <bam/host/drivers/posix_io.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -63,10 +63,10 @@ std::filesystem::path ensure_graph(const std::filesystem::path& work_dir, const 
 
 void evict_from_page_cache(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) apps::throw_errno("cannot open " + path.string(), errno);
+  if (fd < 0) host::throw_errno(path.string(), "cannot open", errno);
   const int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   ::close(fd);
-  if (rc != 0) apps::throw_errno("posix_fadvise(DONTNEED) on " + path.string(), rc);
+  if (rc != 0) host::throw_errno(path.string(), "posix_fadvise(DONTNEED)", rc);
 }
 
 std::uint64_t load_sections(const graph::csr_file& file, bool with_weights, unsigned threads) {

@@ -3,6 +3,7 @@
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/detail/gpu_seconds.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/synthetic.hpp>
 
 #if BAM_HAVE_CUFILE
@@ -52,19 +53,15 @@ __global__ void zero_copy_kernel(const uint4* data, std::uint64_t n_pages, std::
 }  // namespace
 
 double h2d_bytes_per_s(std::size_t bytes, int repeats) {
-  void* h = nullptr;
-  void* d = nullptr;
-  BAM_CUDA_TRY(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-  BAM_CUDA_TRY(cudaMalloc(&d, bytes));
-  std::memset(h, 0x5a, bytes);
+  const bam::host::cuda_buffer<std::byte> h(bytes, bam::host::cuda_allocation::pinned);
+  const bam::host::cuda_buffer<std::byte> d(bytes);
+  std::memset(h.data(), 0x5a, bytes);
   std::vector<double> rates;
   for (int i = 0; i < repeats + 1; ++i) {
-    const double s =
-        bam::detail::gpu_seconds([&] { BAM_CUDA_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice)); });
+    const double s = bam::detail::gpu_seconds(
+        [&] { BAM_CUDA_TRY(cudaMemcpyAsync(d.data(), h.data(), bytes, cudaMemcpyHostToDevice)); });
     if (i > 0) rates.push_back(double(bytes) / s);  // the first run warms up
   }
-  cudaFree(d);
-  cudaFreeHost(h);
   std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
   return rates[rates.size() / 2];
 }
@@ -76,18 +73,17 @@ page_rate zero_copy_random_pages(const std::byte* data, std::uint64_t data_bytes
   const unsigned threads = 256, blocks = unsigned(sms) * 8;
   const std::uint64_t warps = std::uint64_t(blocks) * threads / 32;
   const std::uint64_t per_warp = std::max<std::uint64_t>(1, reads / warps);
-  unsigned long long* bad = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&bad, sizeof *bad));
-  BAM_CUDA_TRY(cudaMemset(bad, 0, sizeof *bad));
+  bam::host::cuda_buffer<unsigned long long> bad(1);
+  bad.zero();
   const auto* vec = reinterpret_cast<const uint4*>(data);
-  zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, 1, bad);  // warm-up
+  zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, 1, bad.data());  // warm-up
   BAM_CUDA_TRY(cudaDeviceSynchronize());
-  BAM_CUDA_TRY(cudaMemset(bad, 0, sizeof *bad));
-  const double seconds = bam::detail::gpu_seconds(
-      [&] { zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, per_warp, bad); });
+  bad.zero();
+  const double seconds = bam::detail::gpu_seconds([&] {
+    zero_copy_kernel<<<blocks, threads>>>(vec, data_bytes / page_bytes, page_bytes, seed, per_warp, bad.data());
+  });
   unsigned long long mismatches = 0;
-  BAM_CUDA_TRY(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
-  cudaFree(bad);
+  bad.download({&mismatches, 1});
   page_rate r;
   r.pages = warps * per_warp;
   r.pages_per_s = double(r.pages) / seconds;
@@ -141,8 +137,9 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
     return r;
   }
   const std::uint64_t n_pages = file_bytes / page_bytes;
-  std::vector<void*> bufs(threads);
-  for (auto& b : bufs) BAM_CUDA_TRY(cudaMalloc(&b, page_bytes));
+  std::vector<bam::host::cuda_buffer<std::byte>> bufs;
+  bufs.reserve(threads);
+  for (unsigned t = 0; t < threads; ++t) bufs.emplace_back(page_bytes);
   std::atomic<std::uint64_t> done{0}, failures{0}, bad_words{0};
   const std::uint64_t per_thread = std::max<std::uint64_t>(1, reads / threads);
   const auto t0 = std::chrono::steady_clock::now();
@@ -153,14 +150,14 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
       std::vector<std::uint64_t> check(page_bytes / 8);
       for (std::uint64_t i = 0; i < per_thread; ++i) {
         const std::uint64_t page = mix(std::uint64_t(t) << 40 | i) % n_pages;
-        const ssize_t got = cuFileRead(handle, bufs[t], page_bytes, off_t(page * page_bytes), 0);
+        const ssize_t got = cuFileRead(handle, bufs[t].data(), page_bytes, off_t(page * page_bytes), 0);
         if (got != ssize_t(page_bytes)) {
           ++failures;
           continue;
         }
         ++done;
         if (i % 1024 == 0) {  // verify a sample: a copy back per read would measure cudaMemcpy
-          cudaMemcpy(check.data(), bufs[t], page_bytes, cudaMemcpyDeviceToHost);
+          cudaMemcpy(check.data(), bufs[t].data(), page_bytes, cudaMemcpyDeviceToHost);
           for (std::size_t w = 0; w < check.size(); ++w)
             if (check[w] != synthetic_word(seed, page * page_bytes / 8 + w)) ++bad_words;
         }
@@ -169,7 +166,7 @@ page_rate cufile_random_pages(const std::string& path, std::uint64_t file_bytes,
   }
   for (auto& th : team) th.join();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (auto& b : bufs) cudaFree(b);
+  bufs.clear();  // freed before the cuFile handle and driver close
   cuFileHandleDeregister(handle);
   close(fd);
   cuFileDriverClose();

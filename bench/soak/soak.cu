@@ -7,8 +7,10 @@
 #include <bam/detail/cuda_try.hpp>
 #include <bam/detail/gpu_seconds.hpp>
 #include <bam/gpu/warp_group.cuh>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 #include <algorithm>
+#include <memory>
 
 namespace bam::bench::soak {
 
@@ -29,9 +31,8 @@ class gpu_lanes final : public lanes {
     int per_sm = 0;
     BAM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, phase_kernel, block_threads, 0));
     full_blocks_ = unsigned(std::max(1, per_sm)) * unsigned(prop_.multiProcessorCount);
-    BAM_CUDA_TRY(cudaMalloc(&counts_, sizeof(phase_counts)));
+    counts_ = host::cuda_buffer<phase_counts>(1);
   }
-  ~gpu_lanes() override { cudaFree(counts_); }
 
   std::string name() const override { return prop_.name; }
   nlohmann::json details() const override {
@@ -44,10 +45,9 @@ class gpu_lanes final : public lanes {
   std::uint64_t lanes_of(grid_kind grid) const override { return std::uint64_t{blocks_of(grid)} * threads_of(grid); }
 
   lane_memory allocate(std::size_t bytes) override {
-    void* p = nullptr;
-    BAM_CUDA_TRY(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)));
-    BAM_CUDA_TRY(cudaMemset(p, 0, bytes));
-    return lane_memory(p, [](void* q) { cudaFree(q); });
+    auto b = std::make_shared<host::cuda_buffer<std::byte>>(std::max<std::size_t>(bytes, 1));
+    b->zero();
+    return lane_memory(b, b->data());  // shares the owner, points at its memory
   }
   void upload(void* dst, const void* src, std::size_t bytes) override {
     BAM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -57,11 +57,11 @@ class gpu_lanes final : public lanes {
   }
 
   phase_result run(phase_params p, grid_kind grid) override {
-    BAM_CUDA_TRY(cudaMemset(counts_, 0, sizeof(phase_counts)));
-    p.counts = counts_;
+    counts_.zero();
+    p.counts = counts_.data();
     phase_result r;
     r.seconds = detail::gpu_seconds([&] { phase_kernel<<<blocks_of(grid), threads_of(grid)>>>(p); });
-    BAM_CUDA_TRY(cudaMemcpy(&r.counts, counts_, sizeof r.counts, cudaMemcpyDeviceToHost));
+    counts_.download({&r.counts, 1});
     return r;
   }
 
@@ -71,7 +71,7 @@ class gpu_lanes final : public lanes {
 
   cudaDeviceProp prop_{};
   unsigned full_blocks_ = 0;
-  phase_counts* counts_ = nullptr;
+  host::cuda_buffer<phase_counts> counts_;
 };
 
 }  // namespace

@@ -14,8 +14,12 @@ void unique_fd::reset(int fd) noexcept {
   fd_ = fd;
 }
 
+std::string errno_message(std::string_view who, std::string_view step, int err) {
+  return std::string(who) + ": " + std::string(step) + ": " + std::strerror(err);
+}
+
 void throw_errno(std::string_view who, std::string_view step, int err) {
-  throw system_error(std::string(who) + ": " + std::string(step) + ": " + std::strerror(err));
+  throw system_error(errno_message(who, step, err));
 }
 
 unique_fd open_or_throw(const std::string& path, int flags, std::string_view who, std::string_view step) {

@@ -7,6 +7,7 @@
 #include <bam/host/emulator/emulated_system.hpp>
 #include <bam/host/emulator/ram_store.hpp>
 #include <bam/host/emulator/synthetic_store.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/host/memory/cuda_memory.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
@@ -92,17 +93,15 @@ class ArrayGpu : public ::testing::Test {
     o.queue_depth = 256;
     return o;
   }
-  static counts* make_counts() {
-    counts* c = nullptr;
-    BAM_CUDA_TRY(cudaMalloc(&c, sizeof *c));
-    BAM_CUDA_TRY(cudaMemset(c, 0, sizeof *c));
+  static bam::host::cuda_buffer<counts> make_counts() {
+    bam::host::cuda_buffer<counts> c(1);
+    c.zero();
     return c;
   }
-  static counts read_counts(counts* c) {
+  static counts read_counts(const bam::host::cuda_buffer<counts>& c) {
     counts h{};
     BAM_CUDA_TRY(cudaDeviceSynchronize());
-    BAM_CUDA_TRY(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
-    cudaFree(c);
+    c.download({&h, 1});
     return h;
   }
   static unsigned sms() {
@@ -123,9 +122,9 @@ TEST_F(ArrayGpu, ATerabyteArrayReadAtRandomReturnsEveryValueCorrectly) {
   co.cache_bytes = 256u << 20;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint64_t>({.name = "tebibyte", .nsid = 1, .start_lba = 0, .count = (1ull << 40) / 8});
-  counts* c = make_counts();
+  const auto c = make_counts();
   const unsigned grid = sms() * 8, block = 256;  // 270 k threads
-  random_reads<<<grid, block>>>(a, seed, 0, 8, c);
+  random_reads<<<grid, block>>>(a, seed, 0, 8, c.data());
   BAM_CUDA_TRY(cudaGetLastError());
   const counts h = read_counts(c);
   EXPECT_EQ(h.reads, std::uint64_t(grid) * block * 8);
@@ -166,8 +165,8 @@ TEST_F(ArrayGpu, APinnedPageNeverChangesWhileOtherWarpsEvict) {
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint64_t>(
       {.name = "words", .nsid = 1, .start_lba = 0, .count = (1ull << 24) * 512 / 8});
-  counts* c = make_counts();
-  pinned_under_pressure<<<sms(), 128>>>(a, seed, 64, c);
+  const auto c = make_counts();
+  pinned_under_pressure<<<sms(), 128>>>(a, seed, 64, c.data());
   BAM_CUDA_TRY(cudaGetLastError());
   const counts h = read_counts(c);
   EXPECT_EQ(h.wrong, 0u);
@@ -210,11 +209,9 @@ TEST_F(ArrayGpu, SanitizeSmallReadsWritesAndAnOutOfRangeIndex) {
   write_pattern<<<8, 128>>>(a);
   BAM_CUDA_TRY(cudaDeviceSynchronize());
   cache.flush();
-  unsigned* sink = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&sink, sizeof *sink));
-  read_out_of_range<<<1, 32>>>(a, sink);
+  const bam::host::cuda_buffer<unsigned> sink(1);
+  read_out_of_range<<<1, 32>>>(a, sink.data());
   BAM_CUDA_TRY(cudaDeviceSynchronize());
-  cudaFree(sink);
   try {
     cache.check();
     FAIL() << "expected an out-of-range report";

@@ -6,6 +6,7 @@
 #include "tests/cache/fake_backend.hpp"
 
 #include <bam/gpu/warp_group.cuh>
+#include <bam/host/memory/cuda_buffer.hpp>
 
 #include <gtest/gtest.h>
 
@@ -43,25 +44,15 @@ static_assert(cache::backend<device_store_backend>);
 using gpu_cache = cache::cache_ref<device_store_backend>;
 static_assert(std::is_trivially_copyable_v<gpu_cache>);
 
-/// Managed-memory array, freed at scope exit.
+/// Zeroed managed-memory array that the test reads and writes from the host too.
 template <class T>
-class managed {
+class managed : public bam::host::cuda_buffer<T> {
  public:
-  explicit managed(std::size_t n) : n_(n) {
-    EXPECT_EQ(cudaMallocManaged(&p_, n * sizeof(T)), cudaSuccess);
-    std::memset(static_cast<void*>(p_), 0, n * sizeof(T));
+  explicit managed(std::size_t n) : bam::host::cuda_buffer<T>(n, bam::host::cuda_allocation::managed) {
+    std::memset(static_cast<void*>(this->data()), 0, this->bytes());
   }
-  ~managed() { cudaFree(p_); }
-  managed(const managed&) = delete;
-  managed& operator=(const managed&) = delete;
-  T* data() const { return p_; }
-  std::size_t size() const { return n_; }
-  cuda::std::span<T> span() const { return {p_, n_}; }
-  T& operator[](std::size_t i) const { return p_[i]; }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_;
+  cuda::std::span<T> span() const { return {this->data(), this->size()}; }
+  T& operator[](std::size_t i) const { return this->data()[i]; }
 };
 
 /// Owner of a one-range cache in managed memory.

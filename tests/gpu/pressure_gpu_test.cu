@@ -9,6 +9,7 @@
 #include <bam/detail/cuda_try.hpp>
 #include <bam/host/emulator/emulated_system.hpp>
 #include <bam/host/emulator/ram_store.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/host/memory/cuda_memory.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
@@ -108,9 +109,8 @@ class PressureGpu : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!bam::host::cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-    BAM_CUDA_TRY(cudaMalloc(&tally_, sizeof *tally_));
+    tally_ = bam::host::cuda_buffer<tally>(1);
   }
-  void TearDown() override { cudaFree(tally_); }
 
   static bam::host::emulated_system_options system(std::shared_ptr<bam::host::namespace_store> ns) {
     bam::host::emulated_system_options o;
@@ -131,12 +131,12 @@ class PressureGpu : public ::testing::Test {
     BAM_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
     return sms() * unsigned(per_sm) / 256;
   }
-  void clear() { BAM_CUDA_TRY(cudaMemset(tally_, 0, sizeof *tally_)); }
+  void clear() { tally_.zero(); }
   tally collect() {
     tally h{};
     BAM_CUDA_TRY(cudaGetLastError());
     BAM_CUDA_TRY(cudaDeviceSynchronize());
-    BAM_CUDA_TRY(cudaMemcpy(&h, tally_, sizeof h, cudaMemcpyDeviceToHost));
+    tally_.download({&h, 1});
     return h;
   }
 
@@ -151,15 +151,14 @@ class PressureGpu : public ::testing::Test {
     bam::page_cache cache(sys.controllers(), sys.memory(), co);
     const auto a = cache.map<std::uint32_t>({.name = "scattered", .nsid = 1, .start_lba = 0, .count = n});
     std::vector<std::uint8_t> model(n, 0);
-    std::uint8_t* d_model = nullptr;
-    BAM_CUDA_TRY(cudaMalloc(&d_model, n));
+    bam::host::cuda_buffer<std::uint8_t> d_model(n);
     const unsigned grid = full_grid(), block = 256;
     const std::uint64_t threads = std::uint64_t(grid) * block;
     ASSERT_LE(threads * per_thread, n) << "a round must not store an index twice";
     for (std::uint32_t round = 1; round <= rounds; ++round) {
       clear();
       const auto start = std::chrono::steady_clock::now();
-      scattered_stores<<<grid, block>>>(a, round, per_thread, tally_);
+      scattered_stores<<<grid, block>>>(a, round, per_thread, tally_.data());
       const tally s = collect();
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       EXPECT_EQ(s.failed, 0u) << "round " << round;
@@ -168,15 +167,14 @@ class PressureGpu : public ::testing::Test {
       for (std::uint64_t x = 0; x < threads * per_thread; ++x) model[scatter(x, round, n)] = std::uint8_t(round);
       std::printf("round %u: %llu stores by %llu threads in %.3f s (%u slots)\n", round, s.ok,
                   (unsigned long long)threads, secs, cache.n_slots());
-      BAM_CUDA_TRY(cudaMemcpy(d_model, model.data(), n, cudaMemcpyHostToDevice));
+      d_model.upload(model);
       clear();
-      checked_reads<<<grid, block>>>(a, d_model, round, 4, tally_);
+      checked_reads<<<grid, block>>>(a, d_model.data(), round, 4, tally_.data());
       const tally r = collect();
       EXPECT_EQ(r.failed, 0u);
       EXPECT_EQ(r.wrong, 0u);
       EXPECT_EQ(r.ok, threads * 4);
     }
-    cudaFree(d_model);
     cache.flush();
     std::vector<std::uint32_t> raw(n);
     ram->read(0, std::uint32_t(array_bytes / 512), reinterpret_cast<std::byte*>(raw.data()));
@@ -186,7 +184,7 @@ class PressureGpu : public ::testing::Test {
     std::printf("%s", cache.stats_table().c_str());
   }
 
-  tally* tally_ = nullptr;
+  bam::host::cuda_buffer<tally> tally_;
 };
 
 }  // namespace
@@ -213,7 +211,7 @@ TEST_F(PressureGpu, EveryLaneOfEveryWarpOnOnePage) {
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint32_t>({.name = "pages", .nsid = 1, .start_lba = 0, .count = (64u << 20) / 4});
   clear();
-  one_page_per_warp<<<full_grid(), 256>>>(a, tally_);
+  one_page_per_warp<<<full_grid(), 256>>>(a, tally_.data());
   const tally t = collect();
   EXPECT_EQ(t.failed, 0u);
   EXPECT_EQ(t.wrong, 0u);
@@ -254,13 +252,11 @@ TEST_F(PressureGpu, AMediaErrorFailsOnlyItsPage) {
   co.cache_bytes = 64 * 4096;
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint32_t>({.name = "media", .nsid = 1, .start_lba = 0, .count = (16u << 20) / 4});
-  std::uint8_t* d_model = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&d_model, a.size()));
-  BAM_CUDA_TRY(cudaMemset(d_model, 0, a.size()));
+  bam::host::cuda_buffer<std::uint8_t> d_model(a.size());
+  d_model.zero();
   clear();
-  checked_reads<<<full_grid(), 256>>>(a, d_model, 7, 16, tally_);
+  checked_reads<<<full_grid(), 256>>>(a, d_model.data(), 7, 16, tally_.data());
   const tally t = collect();
-  cudaFree(d_model);
   EXPECT_EQ(t.wrong, 0u);
   // Reads of page 100 fail (the accesses of each warp that asked for it); nothing else does.
   const std::uint64_t total = std::uint64_t(full_grid()) * 256 * 16;
@@ -289,12 +285,11 @@ TEST_F(PressureGpu, LostCommandsFailOnlyTheirAccessesAndTheCacheRecovers) {
   co.timeout = std::chrono::milliseconds(100);
   bam::page_cache cache(sys.controllers(), sys.memory(), co);
   const auto a = cache.map<std::uint32_t>({.name = "lossy", .nsid = 1, .start_lba = 0, .count = (256u << 20) / 4});
-  std::uint8_t* d_model = nullptr;
-  BAM_CUDA_TRY(cudaMalloc(&d_model, a.size()));
-  BAM_CUDA_TRY(cudaMemset(d_model, 0, a.size()));
+  bam::host::cuda_buffer<std::uint8_t> d_model(a.size());
+  d_model.zero();
   const unsigned grid = full_grid(), block = 256, per = 8;
   clear();
-  checked_reads<<<grid, block>>>(a, d_model, 11, per, tally_);
+  checked_reads<<<grid, block>>>(a, d_model.data(), 11, per, tally_.data());
   const tally lossy = collect();
   const std::uint64_t dropped = sys.emulator(0).stats().dropped;
   std::printf("lossy kernel: %llu ok, %llu failed, %llu commands dropped\n", lossy.ok, lossy.failed,
@@ -322,12 +317,11 @@ TEST_F(PressureGpu, LostCommandsFailOnlyTheirAccessesAndTheCacheRecovers) {
   EXPECT_LT(worst, 1000.0);
   for (int pass = 0; pass < 2; ++pass) {
     clear();
-    checked_reads<<<grid, block>>>(a, d_model, 12 + pass, per, tally_);
+    checked_reads<<<grid, block>>>(a, d_model.data(), 12 + pass, per, tally_.data());
     const tally after = collect();
     EXPECT_EQ(after.failed, 0u) << "pass " << pass;
     EXPECT_EQ(after.wrong, 0u);
     EXPECT_EQ(after.ok, std::uint64_t(grid) * block * per);
   }
   EXPECT_NO_THROW(cache.check());
-  cudaFree(d_model);
 }

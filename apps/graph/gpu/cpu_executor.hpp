@@ -16,7 +16,7 @@
 namespace bam::graph::gpu {
 
 /// Step memory on the host, with the interface of the GPU executor's VRAM buffer
-/// (apps::device_buffer): data(), size(), upload(), download().
+/// (host::cuda_buffer): data(), size(), upload(), download().
 template <class T>
 class host_buffer {
  public:

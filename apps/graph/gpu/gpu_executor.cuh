@@ -7,11 +7,13 @@
 
 #include "apps/graph/gpu/runners.hpp"
 #include "apps/graph/gpu/step_support.hpp"
-#include "apps/common/device_buffer.cuh"
 
 #include <bam/detail/cuda_try.hpp>
 #include <bam/error.hpp>
 #include <bam/gpu/warp_group.cuh>
+#include <bam/host/memory/cuda_buffer.hpp>
+
+#include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,15 +22,13 @@ namespace bam::graph::gpu {
 
 namespace kernels {
 
-/// Adds every lane's totals into *out: a warp sum, then one atomic per field from lane 0.
-/// @pre all 32 lanes of the warp call it (blocks are whole warps).
+/// Adds every lane's totals into *out: a warp sum (valid in lane 0), then one atomic per field
+/// from lane 0.
+/// @pre all 32 lanes of the warp call it (blocks are whole warps, at most 1024 threads).
 __device__ inline void add_totals(step_totals t, step_totals* out) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    t.edges += __shfl_down_sync(0xffffffffu, t.edges, offset);
-    t.vertices += __shfl_down_sync(0xffffffffu, t.vertices, offset);
-    t.degrees += __shfl_down_sync(0xffffffffu, t.degrees, offset);
-    t.change += __shfl_down_sync(0xffffffffu, t.change, offset);
-  }
+  using warp_sum = cub::WarpReduce<step_totals>;
+  __shared__ typename warp_sum::TempStorage storage[1024 / 32];
+  t = warp_sum(storage[threadIdx.x / 32]).Sum(t);
   if (threadIdx.x % 32 == 0) {
     if (t.edges) atomicAdd(reinterpret_cast<unsigned long long*>(&out->edges), t.edges);
     if (t.vertices) atomicAdd(reinterpret_cast<unsigned long long*>(&out->vertices), t.vertices);
@@ -109,7 +109,7 @@ inline constexpr bool register_cap = [] {
 class gpu_executor {
  public:
   template <class T>
-  using buffer = apps::device_buffer<T>;
+  using buffer = host::cuda_buffer<T>;
 
   /**
    * @param slots the cache's slots when the graph is read through it (0: plain memory)
@@ -178,7 +178,7 @@ class gpu_executor {
   std::uint64_t max_warps_;
   std::uint64_t slots_;
   int sms_ = 0;
-  apps::device_buffer<step_totals> totals_;
+  host::cuda_buffer<step_totals> totals_;
 };
 
 }  // namespace bam::graph::gpu

@@ -9,8 +9,7 @@
 #include <bam/host/emulator/ram_store.hpp>
 
 #if BAM_WITH_CUDA_RUNTIME
-#include <bam/detail/cuda_try.hpp>
-
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/host/memory/cuda_memory.hpp>
 #endif
 
@@ -42,37 +41,24 @@ void require_width(const csr_file& file) {
 }
 
 #if BAM_WITH_CUDA_RUNTIME
-/// GPU memory of one kind, freed with the matching call.
-class gpu_block {
- public:
-  gpu_block(std::size_t bytes, placement kind) : kind_(kind) {
-    if (bytes == 0) return;
-    switch (kind) {
-      case placement::vram: BAM_CUDA_TRY(cudaMalloc(&p_, bytes)); break;
-      case placement::pinned: BAM_CUDA_TRY(cudaMallocHost(&p_, bytes)); break;
-      case placement::managed: BAM_CUDA_TRY(cudaMallocManaged(&p_, bytes)); break;
-      case placement::host: throw bam::invalid_argument("gpu_block: host memory is the file mapping");
-    }
-  }
-  gpu_block(const gpu_block&) = delete;
-  gpu_block& operator=(const gpu_block&) = delete;
-  ~gpu_block() {
-    if (p_ == nullptr) return;
-    if (kind_ == placement::pinned) cudaFreeHost(p_);
-    else cudaFree(p_);
-  }
-  [[nodiscard]] void* get() const { return p_; }
+/// A graph section in memory kernels read (VRAM, pinned or managed).
+using gpu_block = host::cuda_buffer<std::byte>;
 
- private:
-  void* p_ = nullptr;
-  placement kind_;
-};
+host::cuda_allocation allocation_of(placement kind) {
+  switch (kind) {
+    case placement::vram: return host::cuda_allocation::vram;
+    case placement::pinned: return host::cuda_allocation::pinned;
+    case placement::managed: return host::cuda_allocation::managed;
+    case placement::host: break;
+  }
+  throw bam::invalid_argument("resident_graph: host memory is the file mapping, not a GPU allocation");
+}
 
 /// Copies `bytes` into new memory of `kind` (cudaMemcpy: pinned and managed pages are written
 /// by the copy engine or the CPU, and managed pages migrate to the GPU when kernels touch them).
-std::unique_ptr<gpu_block> copy_to(std::span<const std::byte> bytes, placement kind) {
-  auto block = std::make_unique<gpu_block>(bytes.size(), kind);
-  if (!bytes.empty()) BAM_CUDA_TRY(cudaMemcpy(block->get(), bytes.data(), bytes.size(), cudaMemcpyDefault));
+gpu_block copy_to(std::span<const std::byte> bytes, placement kind) {
+  gpu_block block(bytes.size(), allocation_of(kind));
+  block.upload(bytes);
   return block;
 }
 #endif
@@ -94,7 +80,7 @@ const char* to_string(placement p) {
 struct cached_graph::device_offsets {
   const std::uint64_t* ptr = nullptr;  ///< VRAM copy (GPU) or the file mapping (CPU)
 #if BAM_WITH_CUDA_RUNTIME
-  std::unique_ptr<gpu_block> vram;
+  gpu_block vram;
 #endif
 };
 
@@ -111,7 +97,7 @@ cached_graph::cached_graph(const csr_file& file, const apps::storage_options& o)
 #if BAM_WITH_CUDA_RUNTIME
   if (o.gpu) {
     offsets_->vram = copy_to(std::as_bytes(offsets), placement::vram);
-    offsets_->ptr = static_cast<const std::uint64_t*>(offsets_->vram->get());
+    offsets_->ptr = reinterpret_cast<const std::uint64_t*>(offsets_->vram.data());
     return;
   }
 #endif
@@ -147,7 +133,7 @@ struct resident_graph::buffers {
   const void* neighbors = nullptr;
   const void* weights = nullptr;
 #if BAM_WITH_CUDA_RUNTIME
-  std::unique_ptr<gpu_block> offsets_vram, neighbors_mem, weights_mem;
+  gpu_block offsets_vram, neighbors_mem, weights_mem;
 #endif
 };
 
@@ -166,9 +152,9 @@ resident_graph::resident_graph(const csr_file& file, placement where)
     b_->offsets_vram = copy_to(std::as_bytes(g.offsets), placement::vram);
     b_->neighbors_mem = copy_to(std::as_bytes(g.neighbors), where);
     b_->weights_mem = copy_to(std::as_bytes(g.weights), where);
-    b_->offsets = b_->offsets_vram->get();
-    b_->neighbors = b_->neighbors_mem->get();
-    b_->weights = b_->weights_mem->get();
+    b_->offsets = b_->offsets_vram.data();
+    b_->neighbors = b_->neighbors_mem.data();
+    b_->weights = b_->weights_mem.data();
 #else
     throw bam::invalid_argument(std::string("resident_graph: placement ") + to_string(where) +
                                 " needs a CUDA build");

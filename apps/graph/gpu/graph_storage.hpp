@@ -61,7 +61,7 @@ class cached_graph {
 /// Where resident_graph keeps the neighbor and weight sections.
 enum class placement {
   vram,     ///< (b) cudaMalloc
-  pinned,   ///< (c) cudaMallocHost, read by kernels zero-copy over PCIe
+  pinned,   ///< (c) pinned host memory (cudaHostAlloc), read by kernels zero-copy over PCIe
   managed,  ///< (d) cudaMallocManaged (Unified Memory, migrated on demand)
   host,     ///< the file mapping itself, for CPU threads
 };

@@ -34,6 +34,7 @@ struct step_totals {
     change += o.change;
     return *this;
   }
+  BAM_HD friend step_totals operator+(step_totals a, const step_totals& b) { return a += b; }
 };
 
 /// Result words are shared by every thread of a step and only ever accessed through these

@@ -41,8 +41,17 @@ class unique_fd {
 };
 
 /**
- * @brief Throws bam::system_error "<who>: <step>: <strerror(err)>".
- * @param who the device (a PCI address or a path)
+ * @brief "<who>: <step>: <strerror(err)>", the message throw_errno throws; for callers that throw
+ *        their own exception type. Pass errno right after the failing call, before it can change.
+ * @param who the device or file (a PCI address or a path)
+ * @param step what was being done, in words a user can act on
+ * @param err an errno value
+ */
+[[nodiscard]] std::string errno_message(std::string_view who, std::string_view step, int err);
+
+/**
+ * @brief Throws bam::system_error errno_message(who, step, err).
+ * @param who the device or file (a PCI address or a path)
  * @param step what was being done, in words a user can act on
  * @param err an errno value
  */
