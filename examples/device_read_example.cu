@@ -11,6 +11,7 @@
 #include <bam/host/emulator/synthetic_store.hpp>
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/page_cache.hpp>
 #include <bam/synthetic.hpp>
 
@@ -56,9 +57,9 @@ int main() try {
   // 3. The kernel: 4 blocks of 256 threads per SM, 16 random reads each.
   int sms = 0;
   BAM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  unsigned long long* wrong = nullptr;
-  BAM_CUDA_TRY(cudaMallocManaged(&wrong, sizeof *wrong));
-  const std::unique_ptr<unsigned long long, decltype(&cudaFree)> owner(wrong, &cudaFree);
+  // A counter in Unified Memory, freed with its owner (bam::host::cuda_buffer, any CUDA memory).
+  const bam::host::cuda_buffer<unsigned long long> counter(1, bam::host::cuda_allocation::managed);
+  unsigned long long* const wrong = counter.data();
   *wrong = 0;
   constexpr std::uint32_t per_thread = 16;
   read_random<<<4 * sms, 256>>>(a.read_only(), per_thread, wrong);

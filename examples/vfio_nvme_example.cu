@@ -10,6 +10,7 @@
 #include <bam/host/nvme_binding.hpp>
 
 #include <bam/detail/cuda_try.hpp>
+#include <bam/host/memory/cuda_buffer.hpp>
 #include <bam/page_cache.hpp>
 
 #include <algorithm>
@@ -49,9 +50,8 @@ int main(int argc, char** argv) try {
   bam::page_cache cache({&ctrl}, ssd.memory(), {.page_bytes = 4096, .cache_bytes = 256 << 20});
   const auto a = cache.map<std::uint32_t>({.name = "drive", .nsid = 1, .start_lba = 0, .count = n});
 
-  unsigned long long* sum = nullptr;
-  BAM_CUDA_TRY(cudaMallocManaged(&sum, sizeof *sum));
-  const std::unique_ptr<unsigned long long, decltype(&cudaFree)> owner(sum, &cudaFree);
+  const bam::host::cuda_buffer<unsigned long long> total(1, bam::host::cuda_allocation::managed);
+  unsigned long long* const sum = total.data();
   *sum = 0;
   sum_all<<<1024, 256>>>(a, sum);
   BAM_CUDA_TRY(cudaGetLastError());
