@@ -80,7 +80,6 @@ class basic_read_only_array {
   using value_type = T;
   using cache_type = cache::cache_ref<Backend>;
 
-  basic_read_only_array() = default;
   BAM_HD basic_read_only_array(cache_type cache, std::uint32_t range, std::uint64_t size, device_error* errors)
       : cache_(cache), errors_(errors), size_(size), range_(range),
         per_page_(std::uint32_t(cache.page_bytes() / sizeof(T))) {}
@@ -190,7 +189,7 @@ class basic_read_only_array {
     record_error(errors_, e);
   }
 
-  cache_type cache_{};
+  cache_type cache_;  // cache_ref has no empty state: a view always names a cache
   device_error* errors_ = nullptr;
   std::uint64_t size_ = 0;
   std::uint32_t range_ = 0;
@@ -218,7 +217,6 @@ class basic_array : public basic_read_only_array<T, Backend> {
   using typename reads::cache_type;
   using typename reads::value_type;
 
-  basic_array() = default;
   using reads::reads;
 
   /// The read-only view of the same range (kernels that must not write take this).
