@@ -138,7 +138,8 @@ def test_profile_records_each_steps_counters(cache, tmp_path):
     a.gather(np.zeros(100, np.int64))
     profile.step("one row")
     scan, one = profile.steps
-    assert scan["cache"]["misses"] >= 20000 * 32 // 4096 and scan["cache"]["evictions"] > 0
+    # 156 pages, at most the cache's 64 still resident from the writes: the rest miss.
+    assert scan["cache"]["misses"] >= 20000 * 32 // 4096 - 64 and scan["cache"]["evictions"] > 0
     assert one["phase"] == "one row" and one["cache"]["accesses"] >= 1 and one["cache"]["misses"] <= 1
     png_written = profile.save(tmp_path / "p.json", tmp_path / "p.png")
     doc = json.loads((tmp_path / "p.json").read_text())
